@@ -1,0 +1,280 @@
+// denpex: why a distributed training run died and which rank went first.
+#include "config.h"
+#include "pipeline.hh"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_usage = 2;
+
+const char *main_usage =
+	"Usage: denpex COMMAND [OPTIONS] ...\n"
+	"\n"
+	"Reads the logs a failed distributed training job left behind and says why it\n"
+	"died, which rank went first, and what to do next.\n"
+	"\n"
+	"Commands:\n"
+	"  diagnose [--json] PATH... | -   print the verdict for logs, bundles, directories\n"
+	"                                  or a log pasted on standard input (-)\n"
+	"  check-signatures [--conf DIR]   load and check the signature and knowledge files\n"
+	"  help [COMMAND]                  show help\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help      show this help\n"
+	"  -V, --version   show the version\n"
+	"\n"
+	"See denpex(1) for details.\n";
+
+const char *diagnose_usage =
+	"Usage: denpex diagnose [OPTIONS] PATH... | -\n"
+	"\n"
+	"Diagnoses a failed multi-rank job from its logs: combined job output (srun\n"
+	"--label, torchrun [rankN] prefixes, ...), NCCL debug files, kernel logs (dmesg,\n"
+	"journalctl, syslog), sacct -P or --json output, torchelastic error.json files\n"
+	"and flight-recorder dumps. Directories are walked; - reads standard input.\n"
+	"\n"
+	"Options:\n"
+	"  --json              print the verdict as JSON (schema 1)\n"
+	"  --conf DIR          configuration directory (signatures/, xid.yaml,\n"
+	"                      actions.yaml); default $DENPEX_CONF_DIR or " DENPEX_SYSCONFDIR "\n"
+	"  --max-bytes N       read at most N bytes of each file (head and tail);\n"
+	"                      suffixes K, M, G; default: no cap\n"
+	"  --tz OFFSET         zone of local times without one, e.g. +02:00; default UTC\n"
+	"  --job-id ID         the job id, when no source names it\n"
+	"  --no-follow         do not follow symbolic links\n"
+	"  -q, --quiet         do not print warnings about skipped files\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 when a verdict was produced (also 'unknown'); 2 on unusable\n"
+	"input or arguments.\n";
+
+int usage_error(const std::string &msg)
+{
+	fprintf(stderr, "denpex: %s (try 'denpex --help')\n", msg.c_str());
+	return exit_usage;
+}
+
+bool parse_size(const char *s, uint64_t &out)
+{
+	char *end = nullptr;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return false;
+	uint64_t mult = 1;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': mult = 1ull << 10; break;
+		case 'm': case 'M': mult = 1ull << 20; break;
+		case 'g': case 'G': mult = 1ull << 30; break;
+		default: return false;
+		}
+		if (end[1] && !(end[1] == 'B' && !end[2]) && !((end[1] == 'i' || end[1] == 'I') && end[2] == 'B' && !end[3]))
+			return false;
+	}
+	out = v * mult;
+	return true;
+}
+
+bool parse_tz(const char *s, int &out)
+{
+	if (!strcmp(s, "UTC") || !strcmp(s, "Z")) {
+		out = 0;
+		return true;
+	}
+	int sign = 1;
+	if (*s == '+' || *s == '-')
+		sign = *s++ == '-' ? -1 : 1;
+	else
+		return false;
+	int h = 0, m = 0;
+	if (sscanf(s, "%2d:%2d", &h, &m) < 1 && sscanf(s, "%2d%2d", &h, &m) < 1)
+		return false;
+	if (h > 14 || m > 59)
+		return false;
+	out = sign * (h * 3600 + m * 60);
+	return true;
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	diag::pipeline_options po;
+	bool json = false, quiet = false;
+	std::vector<std::string> paths;
+	bool stdin_used = false;
+	for (int i = 0; i < argc; i++) {
+		std::string a = argv[i];
+		auto value = [&](const char *name) -> const char * {
+			if (i + 1 >= argc)
+				return nullptr;
+			(void)name;
+			return argv[++i];
+		};
+		if (a == "-h" || a == "--help") {
+			fputs(diagnose_usage, stdout);
+			return exit_ok;
+		} else if (a == "--json") {
+			json = true;
+		} else if (a == "-q" || a == "--quiet") {
+			quiet = true;
+		} else if (a == "--no-follow") {
+			po.no_follow = true;
+		} else if (a == "--conf") {
+			const char *v = value("--conf");
+			if (!v)
+				return usage_error("--conf needs a directory");
+			po.conf_dir = v;
+		} else if (a == "--max-bytes") {
+			const char *v = value("--max-bytes");
+			if (!v || !parse_size(v, po.max_bytes_per_file))
+				return usage_error("--max-bytes needs a size such as 512M");
+		} else if (a == "--tz") {
+			const char *v = value("--tz");
+			if (!v || !parse_tz(v, po.default_tz_offset_s))
+				return usage_error("--tz needs an offset such as +02:00 or UTC");
+		} else if (a == "--job-id") {
+			const char *v = value("--job-id");
+			if (!v)
+				return usage_error("--job-id needs a value");
+			po.job_id = v;
+		} else if (a == "-") {
+			if (stdin_used)
+				return usage_error("'-' given twice");
+			stdin_used = true;
+			paths.push_back(a);
+		} else if (a == "--") {
+			for (i++; i < argc; i++)
+				paths.push_back(argv[i]);
+		} else if (a.size() > 1 && a[0] == '-') {
+			return usage_error("unknown option '" + a + "' for diagnose");
+		} else {
+			paths.push_back(a);
+		}
+	}
+	if (paths.empty())
+		return usage_error("diagnose needs at least one PATH, or - for standard input");
+
+	std::vector<std::string> warnings;
+	po.warn = [&](const std::string &w) {
+		warnings.push_back(w);
+		if (!quiet)
+			fprintf(stderr, "denpex: warning: %s\n", w.c_str());
+	};
+	bool tty = isatty(STDERR_FILENO);
+	po.progress = [&](const std::string &path, uint64_t bytes) {
+		if (tty && !quiet && bytes >= (256ull << 20))
+			fprintf(stderr, "denpex: read %s (%llu MiB)\n", path.c_str(),
+				static_cast<unsigned long long>(bytes >> 20));
+	};
+	diag::analysis an;
+	std::string err;
+	if (!an.init(po, err)) {
+		fprintf(stderr, "denpex: configuration error: %s\n", err.c_str());
+		return exit_usage;
+	}
+	for (const auto &p : paths) {
+		if (p == "-") {
+			if (isatty(STDIN_FILENO) && !quiet)
+				fprintf(stderr, "denpex: reading a log from standard input; end it with Ctrl-D\n");
+			an.add_fd(STDIN_FILENO, "stdin");
+		} else {
+			an.add_path(p);
+		}
+	}
+	if (an.usable_sources() == 0) {
+		std::string why = warnings.empty() ? "no input" : warnings.front();
+		if (warnings.size() > 1)
+			why += " (and " + std::to_string(warnings.size() - 1) + " more)";
+		fprintf(stderr, "denpex: nothing usable to diagnose: %s\n", why.c_str());
+		return exit_usage;
+	}
+	diag::verdict v = an.run();
+	std::string out = json ? diag::verdict_to_json(v, true) + "\n" : diag::verdict_to_text(v);
+	fwrite(out.data(), 1, out.size(), stdout);
+	return exit_ok;
+}
+
+int cmd_check_signatures(int argc, char **argv)
+{
+	std::string conf;
+	for (int i = 0; i < argc; i++) {
+		std::string a = argv[i];
+		if (a == "--conf" && i + 1 < argc)
+			conf = argv[++i];
+		else if (a == "-h" || a == "--help") {
+			fputs("Usage: denpex check-signatures [--conf DIR]\n"
+			      "Loads every signature file (checking each rule's samples) and the Xid and\n"
+			      "action tables; prints conflicts between rules. Exit 0 when all load.\n", stdout);
+			return exit_ok;
+		} else
+			return usage_error("unknown argument '" + a + "' for check-signatures");
+	}
+	diag::pipeline_options po;
+	po.conf_dir = conf;
+	diag::analysis an;
+	std::string err;
+	if (!an.init(po, err)) {
+		fprintf(stderr, "denpex: %s\n", err.c_str());
+		return 1;
+	}
+	for (const auto &w : an.config_warnings())
+		printf("warning: %s\n", w.c_str());
+	size_t samples = 0;
+	for (size_t i = 0; i < an.rules().size(); i++)
+		samples += an.rules().at(i).samples.size();
+	printf("%zu rules, %zu samples checked in %s/signatures\n", an.rules().size(), samples,
+	       diag::resolve_conf_dir(conf).c_str());
+	return 0;
+}
+
+int run(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(main_usage, stderr);
+		return exit_usage;
+	}
+	std::string cmd = argv[1];
+	if (cmd == "-h" || cmd == "--help") {
+		fputs(main_usage, stdout);
+		return exit_ok;
+	}
+	if (cmd == "-V" || cmd == "--version") {
+		printf("denpex %s\n", PACKAGE_VERSION);
+		return exit_ok;
+	}
+	if (cmd == "help") {
+		if (argc > 2 && !strcmp(argv[2], "diagnose"))
+			fputs(diagnose_usage, stdout);
+		else
+			fputs(main_usage, stdout);
+		return exit_ok;
+	}
+	if (cmd == "diagnose")
+		return cmd_diagnose(argc - 2, argv + 2);
+	if (cmd == "check-signatures")
+		return cmd_check_signatures(argc - 2, argv + 2);
+	return usage_error("unknown command '" + cmd + "'");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	try {
+		return run(argc, argv);
+	} catch (const std::exception &e) {
+		fprintf(stderr, "denpex: internal error: %s\n", e.what());
+	} catch (...) {
+		fprintf(stderr, "denpex: internal error\n");
+	}
+	return 3;
+}

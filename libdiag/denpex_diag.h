@@ -1,0 +1,67 @@
+/*
+ * libdenpexdiag C API: the one door into the diagnosis library for C code
+ * and for programs that must not see C++ exceptions (the epilog).
+ * Every function is noexcept; errors come back as status codes, with the
+ * reason from denpex_last_error().
+ */
+#ifndef DENPEX_DIAG_H
+#define DENPEX_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DENPEX_API __attribute__((visibility("default")))
+
+typedef enum {
+	DENPEX_OK = 0,
+	DENPEX_ERR_ARGS = 1,    /* bad arguments */
+	DENPEX_ERR_INPUT = 2,   /* nothing usable in the given paths */
+	DENPEX_ERR_CONFIG = 3,  /* signature or knowledge files failed to load */
+	DENPEX_ERR_INTERNAL = 4,
+} denpex_status;
+
+typedef struct denpex_options {
+	/* Directory with signatures/ xid.yaml actions.yaml; NULL: the installed one
+	 * (or $DENPEX_CONF_DIR). */
+	const char *conf_dir;
+	/* Most bytes read from one file (head and tail kept); 0: no cap. */
+	uint64_t max_bytes_per_file;
+	/* Job id to put in the verdict when the logs do not say; NULL: unknown. */
+	const char *job_id;
+	/* Zone offset (seconds east of UTC) for local times without a zone. */
+	int default_tz_offset_s;
+	/* Non-zero: refuse to follow symlinks when opening files (O_NOFOLLOW). */
+	int no_follow;
+} denpex_options;
+
+/* Fills defaults into *opts. */
+DENPEX_API void denpex_options_init(denpex_options *opts);
+
+/* Diagnoses the files and directories in paths[0..npaths). On DENPEX_OK the
+ * verdict comes back as JSON (schema 1, as `denpex diagnose --json`), as the
+ * text for a person, and as a one-line comment
+ * ("denpex: <class> rank R on HOST: <cause> -> <action>"). Each non-NULL out
+ * pointer receives a malloc()ed string that the caller frees with
+ * denpex_free(). Warnings (skipped files) go to *warnings, newline-separated. */
+DENPEX_API denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths,
+					       const denpex_options *opts,
+					       char **verdict_json, char **verdict_text,
+					       char **comment_line, char **warnings)
+#ifdef __cplusplus
+	noexcept
+#endif
+	;
+
+DENPEX_API void denpex_free(void *p);
+
+/* The reason for the last failure in this thread. */
+DENPEX_API const char *denpex_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+// The reasoning: which event started the failure, who suffered from it, and
+// what to do next. Roles (initiating vs victim), structure (sequence
+// numbers, who is missing, who was killed) and the corrected clock decide;
+// the most frequent error is usually a victim and never wins by count.
+#pragma once
+
+#include "clock.hh"
+#include "evidence.hh"
+#include "knowledge.hh"
+#include "verdict.hh"
+
+#include <string>
+#include <vector>
+
+namespace diag {
+
+// What the flight recorder analysis contributes (filled by the pipeline).
+struct hang_structure {
+	bool present = false;
+	std::vector<int> suspects;   // ranks missing from / stuck before the collective others wait in
+	std::vector<std::string> lines; // human summary lines (evidence)
+	std::string source;          // file that gave it
+};
+
+struct diagnosis_input {
+	evidence *ev = nullptr;
+	const knowledge *kn = nullptr;
+	const clock_result *clock = nullptr;
+	hang_structure fr;
+};
+
+// Fills in ranks, hosts and pids that a line did not name from the rank
+// map and the other lines (run before clock alignment, which works per host).
+void resolve_identities(evidence &ev);
+
+verdict diagnose(diagnosis_input &in);
+
+bool parse_uint_str(const std::string &s, long long &out);
+
+} // namespace diag

@@ -1,0 +1,27 @@
+// Who wrote a line: the prefixes launchers put in front of each rank's
+// output. Only `[rankR]`, `[RANK R]` and `[rank=R]` name a global rank;
+// srun's `R: ` is a Slurm task id, torchrun's `[defaultR]:` a local rank and
+// NCCL's `[R]` a CUDA device.
+#pragma once
+
+#include <string_view>
+
+namespace diag {
+
+struct line_identity {
+	int task = -1;        // srun --label
+	int rank = -1;        // global rank
+	int local_rank = -1;  // torchrun --tee [defaultN]
+	int pid = -1;         // NCCL prefix, Ray prefix
+	int cuda_dev = -1;    // NCCL prefix
+	bool nccl = false;    // an NCCL debug line (host:pid:tid [dev] ...)
+	std::string_view host;
+	std::string_view body; // the text after the prefixes
+};
+
+line_identity parse_prefix(std::string_view line);
+
+// Parses a non-negative decimal integer that fills the whole view.
+bool parse_uint(std::string_view s, long long &out);
+
+} // namespace diag

@@ -1,0 +1,162 @@
+#include "line_reader.hh"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace diag {
+
+namespace {
+constexpr size_t block_size = 256 * 1024;
+}
+
+line_reader::line_reader(int fd, uint64_t max_bytes, size_t max_line)
+	: lr_fd(fd), lr_max_bytes(max_bytes), lr_max_line(max_line ? max_line : 1)
+{
+	lr_buf.resize(block_size + lr_max_line + 1);
+	struct stat st;
+	if (max_bytes && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    static_cast<uint64_t>(st.st_size) > max_bytes) {
+		lr_head_limit = max_bytes / 2;
+		lr_tail_start = static_cast<uint64_t>(st.st_size) - (max_bytes - lr_head_limit);
+	}
+}
+
+line_reader::line_reader(std::string_view mem, size_t max_line)
+	: lr_fd(-1), lr_max_bytes(0), lr_max_line(max_line ? max_line : 1)
+{
+	lr_buf.assign(mem.begin(), mem.end());
+	lr_buf.resize(mem.size() + lr_max_line + 1);
+	lr_end = mem.size();
+	lr_eof = true;
+	lr_bytes_read = mem.size();
+}
+
+// Reads more bytes behind what is buffered. False when nothing more comes.
+bool line_reader::fill()
+{
+	if (lr_eof)
+		return false;
+	if (lr_begin > 0) {
+		memmove(lr_buf.data(), lr_buf.data() + lr_begin, lr_end - lr_begin);
+		lr_end -= lr_begin;
+		lr_begin = 0;
+	}
+	size_t room = lr_buf.size() - lr_end;
+	if (room == 0)
+		return false;
+	if (lr_head_limit && !lr_jumped) {
+		uint64_t left = lr_head_limit - lr_bytes_read;
+		if (left == 0) {
+			if (lseek(lr_fd, static_cast<off_t>(lr_tail_start), SEEK_SET) < 0) {
+				lr_eof = true;
+				return false;
+			}
+			lr_jumped = true;
+			lr_skipped = lr_tail_start - lr_bytes_read;
+			lr_skip_partial = true;
+			// The head's unfinished last line is dropped: half a line
+			// misleads more than none.
+			lr_end = lr_begin;
+		} else if (room > left) {
+			room = left;
+		}
+	}
+	for (;;) {
+		ssize_t n = read(lr_fd, lr_buf.data() + lr_end, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			lr_errno = errno;
+			lr_eof = true;
+			return false;
+		}
+		if (n == 0) {
+			lr_eof = true;
+			return false;
+		}
+		lr_bytes_read += static_cast<uint64_t>(n);
+		if (lr_skip_partial) {
+			// The tail starts mid-line: drop up to its first newline.
+			char *p = lr_buf.data() + lr_end;
+			char *nl = static_cast<char *>(memchr(p, '\n', static_cast<size_t>(n)));
+			if (!nl)
+				continue;
+			lr_skip_partial = false;
+			size_t keep = static_cast<size_t>(n) - static_cast<size_t>(nl + 1 - p);
+			memmove(p, nl + 1, keep);
+			n = static_cast<ssize_t>(keep);
+			if (n == 0)
+				continue;
+		}
+		lr_end += static_cast<size_t>(n);
+		return true;
+	}
+}
+
+bool line_reader::next(std::string_view &line)
+{
+	for (;;) {
+		const char *start = lr_buf.data() + lr_begin;
+		size_t avail = lr_end - lr_begin;
+		const char *nl = avail ? static_cast<const char *>(memchr(start, '\n', avail)) : nullptr;
+		if (nl && static_cast<size_t>(nl - start) <= lr_max_line) {
+			size_t len = static_cast<size_t>(nl - start);
+			lr_begin += len + 1;
+			lr_piece = false;
+			if (!lr_prev_piece)
+				lr_line_no++;
+			lr_prev_piece = false;
+			line = std::string_view(start, len);
+			return true;
+		}
+		if (avail >= lr_max_line) {
+			// Over-long line: hand out a piece, keep the line number.
+			lr_begin += lr_max_line;
+			if (!lr_prev_piece)
+				lr_line_no++;
+			lr_prev_piece = true;
+			lr_piece = true;
+			line = std::string_view(start, lr_max_line);
+			return true;
+		}
+		if (!fill()) {
+			if (lr_end == lr_begin)
+				return false;
+			// Last line without a newline.
+			size_t len = lr_end - lr_begin;
+			lr_begin = lr_end;
+			if (!lr_prev_piece)
+				lr_line_no++;
+			lr_prev_piece = false;
+			lr_piece = false;
+			line = std::string_view(start, len);
+			return true;
+		}
+	}
+}
+
+std::string_view line_reader::peek(size_t n)
+{
+	while (lr_end - lr_begin < n && fill()) {
+	}
+	size_t avail = lr_end - lr_begin;
+	return std::string_view(lr_buf.data() + lr_begin, avail < n ? avail : n);
+}
+
+bool line_reader::looks_binary()
+{
+	std::string_view head = peek(4096);
+	size_t nul = 0, ctrl = 0;
+	for (unsigned char c : head) {
+		if (c == 0)
+			nul++;
+		else if (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b))
+			ctrl++;
+	}
+	// A crashed writer leaves a few NULs in text; binaries are full of them.
+	return head.size() > 0 && (nul * 8 > head.size() || (nul + ctrl) * 4 > head.size());
+}
+
+} // namespace diag

@@ -1,0 +1,59 @@
+// Streaming line reader over a file descriptor: one rolling buffer, read(2)
+// only (a file truncated under an mmap would raise SIGBUS), a hard cap on
+// line length, and an optional cap on bytes read that keeps a file's head
+// and tail, where a failure usually is.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace diag {
+
+class line_reader {
+public:
+	// max_line: longer lines are returned in pieces of at most this size.
+	// max_bytes: 0 for no cap; otherwise about half is read from the head
+	// and half from the tail of a seekable file.
+	line_reader(int fd, uint64_t max_bytes = 0, size_t max_line = 64 * 1024);
+	// Reads lines from memory (a structured source that turned out to be
+	// text); the bytes are copied.
+	explicit line_reader(std::string_view mem, size_t max_line = 64 * 1024);
+
+	// The next line without its "\n" (a trailing "\r" is kept: cleaning
+	// handles it). False at the end or on a read error (see error()).
+	bool next(std::string_view &line);
+
+	uint64_t line_no() const { return lr_line_no; }   // 1-based number of the last line
+	uint64_t bytes_read() const { return lr_bytes_read; }
+	uint64_t bytes_skipped() const { return lr_skipped; } // by the head/tail cap
+	bool truncated_line() const { return lr_piece; }   // last line was cut at max_line
+	int error() const { return lr_errno; }
+	// True when the first block looked binary (NUL bytes in the first 4 KiB
+	// outside of text): callers may skip such sources.
+	bool looks_binary();
+	// The first bytes of the file without consuming them (for sniffing).
+	std::string_view peek(size_t n);
+
+private:
+	bool fill();
+
+	int lr_fd;
+	uint64_t lr_max_bytes;
+	size_t lr_max_line;
+	std::vector<char> lr_buf;
+	size_t lr_begin = 0, lr_end = 0;
+	bool lr_eof = false;
+	bool lr_piece = false;
+	bool lr_prev_piece = false;
+	int lr_errno = 0;
+	uint64_t lr_line_no = 0;
+	uint64_t lr_bytes_read = 0;
+	uint64_t lr_skipped = 0;
+	uint64_t lr_head_limit = 0;  // bytes to read before jumping to the tail
+	uint64_t lr_tail_start = 0;
+	bool lr_jumped = false;
+	bool lr_skip_partial = false; // after a jump: drop the first partial line
+};
+
+} // namespace diag

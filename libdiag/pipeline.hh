@@ -1,0 +1,71 @@
+// From paths to a verdict: walks directories, sniffs and reads every source
+// with bounded memory, aligns the clocks and runs the diagnosis.
+#pragma once
+
+#include "clock.hh"
+#include "diagnose.hh"
+#include "evidence.hh"
+#include "knowledge.hh"
+#include "signature.hh"
+#include "verdict.hh"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace diag {
+
+struct pipeline_options {
+	std::string conf_dir;               // empty: $DENPEX_CONF_DIR, else the installed one
+	uint64_t max_bytes_per_file = 0;    // 0: no cap (head and tail kept under a cap)
+	size_t max_line = 64 * 1024;        // longer lines are read in pieces
+	bool no_follow = false;             // refuse symlinks (O_NOFOLLOW), for root
+	int default_tz_offset_s = 0;        // zone for local times without one
+	std::string job_id;                 // used when no source names the job
+	std::function<void(const std::string &)> warn;     // skipped sources and such
+	std::function<void(const std::string &, uint64_t)> progress; // (path, bytes) per source
+};
+
+// The configuration directory to use: explicit, $DENPEX_CONF_DIR, installed.
+std::string resolve_conf_dir(const std::string &explicit_dir);
+
+class analysis {
+public:
+	// Loads signatures and knowledge tables. False with err on bad config.
+	bool init(const pipeline_options &opts, std::string &err);
+
+	// Adds a file or a directory (walked, in name order). Unreadable or
+	// binary files are skipped with a warning.
+	void add_path(const std::string &path);
+	// Reads a pasted log from an open descriptor (stdin).
+	void add_fd(int fd, const std::string &name);
+
+	// Sources that gave something to read.
+	size_t usable_sources() const { return an_usable; }
+
+	// Aligns clocks and diagnoses. Call once, after all sources.
+	verdict run();
+
+	evidence &ev() { return an_ev; }
+	rule_set &rules() { return an_rules; }
+	const knowledge &kn() const { return an_kn; }
+	const clock_result &clock() const { return an_clock; }
+	const std::vector<std::string> &config_warnings() const { return an_conf_warnings; }
+
+private:
+	void add_file(const std::string &path, int depth);
+	void read_source(class line_reader &lr, const std::string &path, bool seekable_path);
+	void warn(const std::string &msg);
+
+	pipeline_options an_opts;
+	rule_set an_rules;
+	knowledge an_kn;
+	evidence an_ev;
+	clock_result an_clock;
+	hang_structure an_fr;
+	std::vector<std::string> an_fr_paths;
+	std::vector<std::string> an_conf_warnings;
+	size_t an_usable = 0;
+};
+
+} // namespace diag

@@ -1,0 +1,44 @@
+// PCRE2 with RAII: compiled once, JIT attempted (a failed JIT falls back to
+// the interpreter), match data reused per pattern. Errors are values.
+#pragma once
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace diag {
+
+struct regex_error {
+	std::string message;
+	size_t offset = 0; // where in the pattern
+};
+
+class regex {
+public:
+	static std::optional<regex> compile(std::string_view pattern, bool caseless, regex_error &err);
+
+	// Unanchored search. On a match, captures are available through group().
+	bool search(std::string_view subject);
+	// Text of capture group i of the last successful search (empty if unset).
+	std::string_view group(std::string_view subject, uint32_t i) const;
+	bool group_set(uint32_t i) const;
+	// Named groups in number order: (name, number).
+	const std::vector<std::pair<std::string, uint32_t>> &names() const { return rx_names; }
+	uint32_t capture_count() const { return rx_ncap; }
+
+private:
+	struct code_free { void operator()(pcre2_code *c) const { pcre2_code_free(c); } };
+	struct md_free { void operator()(pcre2_match_data *m) const { pcre2_match_data_free(m); } };
+	std::shared_ptr<pcre2_code> rx_code;
+	std::shared_ptr<pcre2_match_data> rx_md;
+	std::vector<std::pair<std::string, uint32_t>> rx_names;
+	uint32_t rx_ncap = 0;
+	bool rx_jit = false;
+};
+
+} // namespace diag
