@@ -1,0 +1,297 @@
+// Diagnosis end to end through the library: small bundles written to a
+// temporary directory, read with the shipped signatures, judged.
+#include "ck_cxx.hh"
+#include "pipeline.hh"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace diag;
+
+namespace {
+
+struct bundle {
+	std::string dir;
+	bundle()
+	{
+		char tmpl[] = "/tmp/denpex-diag-XXXXXX";
+		ck_assert_ptr_nonnull(mkdtemp(tmpl));
+		dir = tmpl;
+	}
+	~bundle() { std::string cmd = "rm -rf '" + dir + "'"; (void)!system(cmd.c_str()); }
+	void file(const std::string &name, const std::string &text)
+	{
+		FILE *f = fopen((dir + "/" + name).c_str(), "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(text.c_str(), f);
+		fclose(f);
+	}
+	verdict run()
+	{
+		pipeline_options po;
+		po.conf_dir = TEST_CONFDIR;
+		analysis an;
+		std::string err;
+		ck_assert_msg(an.init(po, err), "%s", err.c_str());
+		an.add_path(dir);
+		ck_assert_uint_gt(an.usable_sources(), 0);
+		return an.run();
+	}
+};
+
+std::string watchdog(int rank, const std::string &time, long long seq, long long enq, long long done)
+{
+	char buf[600];
+	snprintf(buf, sizeof(buf),
+		 "[rank%d]:[E1026 %s ProcessGroupNCCL.cpp:632] [Rank %d] Watchdog caught collective operation timeout: "
+		 "WorkNCCL(SeqNum=%lld, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600082 "
+		 "milliseconds before timing out.\n"
+		 "[rank%d]:[E1026 %s ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank %d] Exception (either an "
+		 "error or timeout) detected by watchdog at work: %lld, last enqueued NCCL work: %lld, last completed NCCL "
+		 "work: %lld.\n",
+		 rank, time.c_str(), rank, seq, rank, time.c_str(), rank, seq, enq, done);
+	return buf;
+}
+
+std::string init_complete(int rank, const std::string &host, int pid, const std::string &bus, int n)
+{
+	char buf[300];
+	snprintf(buf, sizeof(buf),
+		 "%s:%d:%d [%d] NCCL INFO comm 0x55d0c%02x rank %d nranks %d cudaDev %d nvmlDev %d busId %s commId 0x7f3a - Init COMPLETE\n",
+		 host.c_str(), pid, pid + 50, rank % 8, rank, rank, n, rank % 8, rank % 8, bus.c_str());
+	return buf;
+}
+
+const char *sacct_failed = "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+			   "900|train|FAILED|1:0|2026-10-26T03:00:00|2026-10-26T04:15:00|node[01-02]\n";
+
+} // namespace
+
+START_TEST(cuda_oom_beats_the_flood_of_timeouts)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += "[rank" + std::to_string(r) + "]:step 100 loss 2.1\n";
+	log += "[rank5]:Traceback (most recent call last):\n"
+	       "[rank5]:  File \"train.py\", line 88, in <module>\n"
+	       "[rank5]:    loss.backward()\n"
+	       "[rank5]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total "
+	       "capacity of 79.10 GiB of which 1.02 GiB is free.\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 5)
+			log += watchdog(r, "04:01:29.922296938", 4410, 4410, 4409);
+	b.file("job.out", log);
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_oom");
+	ck_assert_int_eq(v.first_rank, 5);
+	ck_assert_uint_eq(v.victims.size(), 7);
+	ck_assert(v.action == action_kind::reduce_memory);
+	DIAG_CK_STR_EQ(v.job_id, "900");
+	ck_assert(v.first_source.find("job.out:") != std::string::npos);
+}
+END_TEST
+
+START_TEST(caught_traceback_is_a_decoy)
+{
+	bundle b;
+	std::string log = "[rank2]:WARNING:root:retrying the checkpoint upload\n"
+			  "[rank2]:Traceback (most recent call last):\n"
+			  "[rank2]:  File \"ckpt.py\", line 12, in upload\n"
+			  "[rank2]:ConnectionResetError: [Errno 104] Connection reset by peer\n";
+	for (int s = 1; s < 6; s++)
+		log += "[rank2]:step " + std::to_string(100 + s) + " loss 2.0" + std::to_string(s) + "\n";
+	log += "[rank6]:Traceback (most recent call last):\n"
+	       "[rank6]:  File \"train.py\", line 40, in <module>\n"
+	       "[rank6]:KeyError: 'labels'\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 6)
+			log += watchdog(r, "04:11:29.100000000", 500, 500, 499);
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+	ck_assert_int_eq(v.first_rank, 6);
+}
+END_TEST
+
+START_TEST(hang_suspect_is_the_rank_that_enqueued_least)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += watchdog(r, "04:11:29.10000000" + std::to_string(r), r == 3 ? 811 : 812, r == 3 ? 811 : 812, 811);
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
+	ck_assert_int_eq(v.first_rank, 3);
+	ck_assert(v.has_first);
+}
+END_TEST
+
+START_TEST(identical_timeouts_single_out_nobody)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += watchdog(r, "04:11:29.10000000" + std::to_string(r), 812, 812, 811);
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
+	ck_assert(!v.has_first);
+	ck_assert_int_eq(v.first_rank, -1);
+	ck_assert_uint_eq(v.victims.size(), 8);
+}
+END_TEST
+
+START_TEST(missing_rank_in_a_known_world)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 1000 + r, "1b000", 8);
+	for (int r = 0; r < 8; r++)
+		if (r != 6)
+			log += watchdog(r, "04:11:29.10000000" + std::to_string(r), 812, 812, 811);
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
+	ck_assert_int_eq(v.first_rank, 6);
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+}
+END_TEST
+
+START_TEST(time_limit_names_no_rank)
+{
+	bundle b;
+	b.file("job.err", "slurmstepd: error: *** JOB 901 ON node01 CANCELLED AT 2026-10-26T05:00:03 DUE TO TIME LIMIT ***\n"
+			  "[rank3]:KeyboardInterrupt\n");
+	b.file("sacct.txt", "JobID|State|ExitCode|Start|End\n901|TIMEOUT|0:0|2026-10-26T04:00:00|2026-10-26T05:00:05\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "time_limit");
+	ck_assert(!v.has_first);
+	ck_assert(v.action == action_kind::raise_time_limit);
+}
+END_TEST
+
+START_TEST(xid_finds_its_rank_by_bus_id)
+{
+	bundle b;
+	std::string log;
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	for (int r = 0; r < 8; r++)
+		if (r != 5)
+			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
+	b.file("job.out", log);
+	b.file("kern.node02.log", "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:2a:00): 79, pid=2005, name=python, GPU has fallen off the bus.\n");
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
+	ck_assert_int_eq(v.first_rank, 5);
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+	ck_assert(v.action == action_kind::drain_node);
+}
+END_TEST
+
+START_TEST(xid_154_recovery_action_is_honoured)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 4; r++)
+		log += init_complete(r, "node01", 3000 + r, r == 2 ? "3a000" : "1b000", 4);
+	b.file("job.out", log + "[rank0]:step 1 loss 2\n");
+	b.file("kern.node01.log",
+	       "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:3a:00): 94, pid=3002, name=python, Contained: SM (0x1). RST: No, D-RST: No\n"
+	       "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:3a:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n");
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
+	ck_assert_int_eq(v.first_rank, 2);
+	ck_assert(v.action == action_kind::drain_node);
+}
+END_TEST
+
+START_TEST(stale_kernel_messages_are_ignored)
+{
+	bundle b;
+	b.file("job.out", "[rank0]:[E1026 04:01:29.922296938 ProcessGroupNCCL.cpp:1575] x\n"
+			  "[rank1]:Traceback (most recent call last):\n[rank1]:ValueError: bad shape\n");
+	b.file("kern.node01.log", "[Mon Oct 19 04:02:58 2026] NVRM: Xid (PCI:0000:3a:00): 79, pid=1, name=python, GPU has fallen off the bus.\n");
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+	ck_assert_int_eq(v.first_rank, 1);
+}
+END_TEST
+
+START_TEST(oom_killer_pid_maps_to_rank)
+{
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 4000 + r, "1b000", 8);
+	for (int r = 0; r < 8; r++)
+		if (r != 7)
+			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
+	b.file("job.out", log);
+	b.file("kern.node02.log",
+	       "2026-10-26T04:02:58.120000+00:00 node02 kernel: python invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0\n"
+	       "2026-10-26T04:02:58.310000+00:00 node02 kernel: Out of memory: Killed process 4007 (python) total-vm:98765432kB, anon-rss:87654321kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:170000kB oom_score_adj:0\n");
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "host_oom");
+	ck_assert_int_eq(v.first_rank, 7);
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+}
+END_TEST
+
+START_TEST(skewed_clocks_are_corrected)
+{
+	// node02 runs 40 s slow: on raw time rank 6's error there looks 5 s
+	// earlier than the culprit's on node01, though it came 35 s later. The
+	// watchdog timeouts of one collective align the clocks.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 5000 + r, "1b000", 8);
+	b.file("nccl.log", log);
+	std::string job;
+	job += "[rank1]:[E1026 04:00:10.000000000 ProcessGroupNCCL.cpp:1575] [Rank 1] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	job += "[rank6]:[E1026 04:00:05.000000000 ProcessGroupNCCL.cpp:1575] [Rank 6] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 1 && r != 6)
+			job += watchdog(r, r < 4 ? "04:10:05.00000000" + std::to_string(r) : "04:09:25.00000000" + std::to_string(r), 77, 77, 76);
+	b.file("job.out", job);
+	verdict v = b.run();
+	ck_assert_int_eq(v.first_rank, 1);
+	ck_assert(v.clock.count("node02"));
+	ck_assert_msg(v.clock["node02"].offset_s > -45 && v.clock["node02"].offset_s < -35, "offset %f", v.clock["node02"].offset_s);
+}
+END_TEST
+
+static Suite *suite()
+{
+	Suite *s = suite_create("diagnosis");
+	TCase *t = tcase_create("classes");
+	tcase_add_test(t, cuda_oom_beats_the_flood_of_timeouts);
+	tcase_add_test(t, caught_traceback_is_a_decoy);
+	tcase_add_test(t, hang_suspect_is_the_rank_that_enqueued_least);
+	tcase_add_test(t, identical_timeouts_single_out_nobody);
+	tcase_add_test(t, missing_rank_in_a_known_world);
+	tcase_add_test(t, time_limit_names_no_rank);
+	tcase_add_test(t, xid_finds_its_rank_by_bus_id);
+	tcase_add_test(t, xid_154_recovery_action_is_honoured);
+	tcase_add_test(t, stale_kernel_messages_are_ignored);
+	tcase_add_test(t, oom_killer_pid_maps_to_rank);
+	tcase_add_test(t, skewed_clocks_are_corrected);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main() { return diag_ck_run(suite()); }

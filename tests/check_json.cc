@@ -1,0 +1,143 @@
+// The verdict contract: JSON field names and types (schema 1), nulls when
+// no rank is singled out, valid UTF-8 from any bytes, the comment line.
+#include "ck_cxx.hh"
+#include "verdict.hh"
+
+#include <jansson.h>
+
+#include <string>
+
+using namespace diag;
+
+namespace {
+
+verdict sample()
+{
+	verdict v;
+	v.job_id = "1234";
+	v.cls = failure_class::cuda_oom;
+	v.summary = "rank 11 on node03 ran out of GPU memory; 15 other ranks failed after it";
+	v.has_first = true;
+	v.first_rank = 11;
+	v.first_host = "node03";
+	v.first_time = "2026-10-26T03:51:31.222Z";
+	v.first_source = "job.out:18211";
+	v.first_line = "[rank11]: torch.OutOfMemoryError: CUDA out of memory.";
+	v.victims = {0, 1, 2};
+	v.action = action_kind::reduce_memory;
+	v.action_text = "reduce the batch size";
+	v.confidence = "high";
+	v.evidence.push_back(evidence_line{11, "node03", v.first_time, event_role::initiating, "cuda.oom", "job.out:18211", "x"});
+	v.clock["node03"] = clock_entry{-4.81, 0.05};
+	return v;
+}
+
+json_t *parse(const std::string &s)
+{
+	json_error_t err;
+	json_t *j = json_loads(s.c_str(), 0, &err);
+	ck_assert_msg(j != nullptr, "invalid JSON: %s", err.text);
+	return j;
+}
+
+} // namespace
+
+START_TEST(json_has_contract_fields)
+{
+	json_t *j = parse(verdict_to_json(sample(), false));
+	const char *keys[] = {"schema", "job_id", "class", "summary", "first", "victims", "next_action", "confidence",
+			      "evidence", "clock"};
+	for (const char *k : keys)
+		ck_assert_msg(json_object_get(j, k) != nullptr, "missing %s", k);
+	ck_assert_int_eq(json_object_size(j), 10);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "schema")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "job_id")), "1234");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "class")), "cuda_oom");
+	json_t *first = json_object_get(j, "first");
+	ck_assert_int_eq(json_integer_value(json_object_get(first, "rank")), 11);
+	ck_assert_str_eq(json_string_value(json_object_get(first, "host")), "node03");
+	ck_assert_str_eq(json_string_value(json_object_get(first, "source")), "job.out:18211");
+	json_t *vic = json_object_get(j, "victims");
+	ck_assert_int_eq(json_integer_value(json_object_get(vic, "count")), 3);
+	ck_assert_int_eq(json_array_size(json_object_get(vic, "ranks")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "next_action"), "kind")), "reduce_memory");
+	json_t *ev0 = json_array_get(json_object_get(j, "evidence"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(ev0, "role")), "initiating");
+	ck_assert_str_eq(json_string_value(json_object_get(ev0, "rule")), "cuda.oom");
+	json_t *clk = json_object_get(json_object_get(j, "clock"), "node03");
+	ck_assert(json_real_value(json_object_get(clk, "offset_s")) < -4.8);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(json_nulls_when_nobody_is_singled_out)
+{
+	verdict v;
+	v.cls = failure_class::time_limit;
+	v.summary = "the job reached its time limit";
+	json_t *j = parse(verdict_to_json(v, true));
+	ck_assert(json_is_null(json_object_get(j, "job_id")));
+	json_t *first = json_object_get(j, "first");
+	ck_assert(json_is_null(json_object_get(first, "rank")));
+	ck_assert(json_is_null(json_object_get(first, "host")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "victims"), "count")), 0);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(json_survives_invalid_utf8)
+{
+	verdict v = sample();
+	v.first_line = std::string("bad \xff\xfe bytes \x01 and \xe2\x82 cut");
+	v.summary = "caf\xc3\xa9";
+	json_t *j = parse(verdict_to_json(v, false));
+	std::string line = json_string_value(json_object_get(json_object_get(j, "first"), "line"));
+	ck_assert(line.find("bytes") != std::string::npos);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "summary")), "caf\xc3\xa9");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(comment_line_is_short_and_clean)
+{
+	verdict v = sample();
+	std::string c = verdict_to_comment(v);
+	ck_assert_msg(c.rfind("denpex: cuda_oom rank 11 on node03: ", 0) == 0, "%s", c.c_str());
+	ck_assert(c.find("-> reduce_memory") != std::string::npos);
+	v.summary = std::string(1000, 'x') + "\n|\x1b[31m";
+	c = verdict_to_comment(v, 120);
+	ck_assert_uint_le(c.size(), 120);
+	for (char ch : c)
+		ck_assert(static_cast<unsigned char>(ch) >= 0x20 && ch != '|');
+	v.summary = std::string(115, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9";
+	c = verdict_to_comment(v, 160);
+	json_t *s = json_stringn(c.data(), c.size()); // rejects a cut UTF-8 sequence
+	ck_assert_ptr_nonnull(s);
+	json_decref(s);
+}
+END_TEST
+
+START_TEST(text_form_names_first_rank_and_action)
+{
+	std::string t = verdict_to_text(sample());
+	ck_assert(t.find("rank 11 on node03") != std::string::npos);
+	ck_assert(t.find("job.out:18211") != std::string::npos);
+	ck_assert(t.find("reduce_memory") != std::string::npos);
+	ck_assert(t.find("victims: 3 ranks") != std::string::npos);
+}
+END_TEST
+
+static Suite *suite()
+{
+	Suite *s = suite_create("json");
+	TCase *t = tcase_create("verdict");
+	tcase_add_test(t, json_has_contract_fields);
+	tcase_add_test(t, json_nulls_when_nobody_is_singled_out);
+	tcase_add_test(t, json_survives_invalid_utf8);
+	tcase_add_test(t, comment_line_is_short_and_clean);
+	tcase_add_test(t, text_form_names_first_rank_and_action);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main() { return diag_ck_run(suite()); }

@@ -1,0 +1,249 @@
+// Readers: line reading with caps, cleaning, prefixes, sniffing, sacct,
+// host names from paths.
+#include "ck_cxx.hh"
+#include "evidence.hh"
+#include "line_prefix.hh"
+#include "line_reader.hh"
+#include "rank_map.hh"
+#include "sacct_reader.hh"
+#include "source_sniff.hh"
+#include "text_clean.hh"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace diag;
+
+namespace {
+
+int temp_file(const std::string &content)
+{
+	char path[] = "/tmp/denpex-check-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+std::vector<std::string> all_lines(line_reader &lr)
+{
+	std::vector<std::string> out;
+	std::string_view l;
+	while (lr.next(l))
+		out.emplace_back(l);
+	return out;
+}
+
+} // namespace
+
+START_TEST(reader_lines_and_last_line)
+{
+	int fd = temp_file("one\ntwo\r\nthree");
+	line_reader lr(fd);
+	auto lines = all_lines(lr);
+	ck_assert_uint_eq(lines.size(), 3);
+	ck_assert_str_eq(lines[0].c_str(), "one");
+	ck_assert_str_eq(lines[1].c_str(), "two\r");
+	ck_assert_str_eq(lines[2].c_str(), "three");
+	ck_assert_uint_eq(lr.line_no(), 3);
+	close(fd);
+}
+END_TEST
+
+START_TEST(reader_long_line_in_pieces)
+{
+	std::string big(10000, 'x');
+	int fd = temp_file(big + "\nafter\n");
+	line_reader lr(fd, 0, 4096);
+	std::string_view l;
+	size_t pieces = 0, total = 0;
+	while (lr.next(l) && l != "after") {
+		ck_assert_uint_le(l.size(), 4096);
+		ck_assert_uint_eq(lr.line_no(), 1);
+		total += l.size();
+		pieces++;
+	}
+	ck_assert_uint_eq(total, 10000);
+	ck_assert_uint_eq(pieces, 3);
+	DIAG_CK_STR_EQ(std::string(l), "after");
+	ck_assert_uint_eq(lr.line_no(), 2);
+	close(fd);
+}
+END_TEST
+
+START_TEST(reader_head_and_tail_cap)
+{
+	std::string s;
+	for (int i = 0; i < 10000; i++)
+		s += "line " + std::to_string(i) + "\n";
+	int fd = temp_file(s);
+	line_reader lr(fd, 2000);
+	auto lines = all_lines(lr);
+	ck_assert_str_eq(lines.front().c_str(), "line 0");
+	ck_assert_str_eq(lines.back().c_str(), "line 9999");
+	ck_assert_uint_gt(lr.bytes_skipped(), s.size() - 2100);
+	ck_assert_uint_le(lr.bytes_read(), 2100);
+	// No torn line from the jump into the tail.
+	for (const auto &l : lines)
+		ck_assert_msg(l.rfind("line ", 0) == 0, "torn line: %s", l.c_str());
+	close(fd);
+}
+END_TEST
+
+START_TEST(reader_binary_detection)
+{
+	std::string bin(4096, '\0');
+	int fd = temp_file(bin);
+	line_reader lr(fd);
+	ck_assert(lr.looks_binary());
+	close(fd);
+	int fd2 = temp_file("plain text\nwith one \0 NUL\n");
+	line_reader lr2(fd2);
+	ck_assert(!lr2.looks_binary());
+	close(fd2);
+}
+END_TEST
+
+START_TEST(clean_ansi_and_progress_bars)
+{
+	line_cleaner c;
+	std::vector<std::string> segs;
+	c.for_each_segment("\x1b[31mred\x1b[0m text\r 26/67 [24:51<30:30]\r[E ProcessGroupNCCL.cpp:737] boom\r",
+			   [&](std::string_view s) { segs.emplace_back(s); });
+	ck_assert_uint_eq(segs.size(), 3);
+	ck_assert_str_eq(segs[0].c_str(), "red text");
+	ck_assert_str_eq(segs[2].c_str(), "[E ProcessGroupNCCL.cpp:737] boom");
+	segs.clear();
+	c.for_each_segment(std::string_view("a\0b\tc", 5), [&](std::string_view s) { segs.emplace_back(s); });
+	ck_assert_str_eq(segs[0].c_str(), "ab c");
+}
+END_TEST
+
+START_TEST(prefix_styles)
+{
+	auto id = parse_prefix("12: [rank29]:[E1026 04:01:29.922296938 ProcessGroupNCCL.cpp:1575] x");
+	ck_assert_int_eq(id.task, 12);
+	ck_assert_int_eq(id.rank, 29);
+	DIAG_CK_STR_EQ(std::string(id.body), "[E1026 04:01:29.922296938 ProcessGroupNCCL.cpp:1575] x");
+	id = parse_prefix("[default3]:Traceback (most recent call last):");
+	ck_assert_int_eq(id.local_rank, 3);
+	ck_assert_int_eq(id.rank, -1);
+	id = parse_prefix("192.168.13.81: [rank19]: RuntimeError: boom");
+	DIAG_CK_STR_EQ(std::string(id.host), "192.168.13.81");
+	ck_assert_int_eq(id.rank, 19);
+	DIAG_CK_STR_EQ(std::string(id.body), "RuntimeError: boom");
+	id = parse_prefix("node17:4242:4300 [3] NCCL INFO comm 0x1 rank 11 nranks 16 - Init COMPLETE");
+	ck_assert(id.nccl);
+	DIAG_CK_STR_EQ(std::string(id.host), "node17");
+	ck_assert_int_eq(id.pid, 4242);
+	ck_assert_int_eq(id.cuda_dev, 3);
+	ck_assert_int_eq(id.rank, -1); // [3] is a CUDA device, not a rank
+	id = parse_prefix("[2026-01-02 03:04:05] node17:4242:4300 [3] misc/socket.cc:50 NCCL WARN x");
+	ck_assert(id.nccl);
+	DIAG_CK_STR_EQ(std::string(id.body), "misc/socket.cc:50 NCCL WARN x");
+	id = parse_prefix("[2024-02-27T21:35:28.705869Z] fa88a9df [rank=1] || ValueError: x");
+	ck_assert_int_eq(id.rank, 1);
+	DIAG_CK_STR_EQ(std::string(id.body), "ValueError: x");
+	id = parse_prefix("(RayWorkerWrapper pid=92234, ip=10.0.0.5) CUDA error");
+	ck_assert_int_eq(id.pid, 92234);
+	DIAG_CK_STR_EQ(std::string(id.host), "10.0.0.5");
+	// Exception names are not host prefixes.
+	id = parse_prefix("RuntimeError: 3 things");
+	ck_assert(id.host.empty());
+	DIAG_CK_STR_EQ(std::string(id.body), "RuntimeError: 3 things");
+	// "[Rank 3] Watchdog ..." stays in the body for the signatures.
+	id = parse_prefix("[Rank 3] Watchdog caught collective operation timeout");
+	ck_assert_int_eq(id.rank, -1);
+}
+END_TEST
+
+START_TEST(sniff_kinds)
+{
+	ck_assert(sniff_source("JobID|JobName|State\n1|x|FAILED\n").what == sniffed::sacct_text);
+	ck_assert(sniff_source("  {\"jobs\": []}").what == sniffed::json);
+	ck_assert(sniff_source(std::string_view("\x80\x02}q\x00", 5)).what == sniffed::fr_pickle);
+	auto k = sniff_source("[ 1234.567890] NVRM: Xid (PCI:0000:1b:00): 79, pid=1, GPU has fallen off the bus.\n"
+			      "[ 1234.600000] something else\n");
+	ck_assert(k.kind == source_kind::kernel_log);
+	k = sniff_source("node1:1:2 [0] NCCL INFO Bootstrap\nnode1:1:2 [0] NCCL INFO x\n");
+	ck_assert(k.kind == source_kind::nccl_log);
+	k = sniff_source("0: hello\n1: world\n");
+	ck_assert(k.kind == source_kind::job_log);
+	ck_assert(sniff_source(std::string(5000, '\0')).what == sniffed::binary);
+}
+END_TEST
+
+START_TEST(hosts_from_paths)
+{
+	DIAG_CK_STR_EQ(host_from_path("bundle/kern.node017.log"), "node017");
+	DIAG_CK_STR_EQ(host_from_path("x/dmesg-gpu-a12.txt"), "gpu-a12");
+	DIAG_CK_STR_EQ(host_from_path("logs/node3/dmesg.txt"), "node3");
+	DIAG_CK_STR_EQ(host_from_path("job.out"), "");
+	DIAG_CK_STR_EQ(host_from_path("fr/rank_12"), "");
+}
+END_TEST
+
+START_TEST(sacct_pipe_output)
+{
+	evidence ev;
+	ck_assert(read_sacct_text("JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+				  "1234|train|CANCELLED by 0|0:0|2026-10-26T03:00:00|2026-10-26T04:00:00|node[01-02]\n"
+				  "1234.batch|batch|CANCELLED|0:15|2026-10-26T03:00:00|2026-10-26T04:00:00|node01\n",
+				  ev));
+	ck_assert_str_eq(ev.job.job_id.c_str(), "1234");
+	ck_assert_str_eq(ev.job.state.c_str(), "CANCELLED");
+	ck_assert_str_eq(ev.job.state_detail.c_str(), "CANCELLED by 0");
+	ck_assert_uint_eq(ev.job.steps.size(), 1);
+	ck_assert(ev.job.end_us - ev.job.start_us == 3600LL * 1000000);
+	evidence ev2;
+	ck_assert(!read_sacct_text("no|header\n", ev2));
+}
+END_TEST
+
+START_TEST(sacct_json_output)
+{
+	evidence ev;
+	ck_assert(read_sacct_json("{\"jobs\":[{\"job_id\":77,\"state\":{\"current\":[\"TIMEOUT\"],\"reason\":\"None\"},"
+				  "\"time\":{\"start\":1790000000,\"end\":{\"number\":1790003600}},\"steps\":[]}]}",
+				  ev));
+	ck_assert_str_eq(ev.job.job_id.c_str(), "77");
+	ck_assert_str_eq(ev.job.state.c_str(), "TIMEOUT");
+	ck_assert(ev.job.end_us == 1790003600LL * 1000000);
+}
+END_TEST
+
+START_TEST(bus_ids)
+{
+	DIAG_CK_STR_EQ(normalise_busid("PCI:0000:1b:00"), "1b:00");
+	DIAG_CK_STR_EQ(normalise_busid("1b000"), "1b:00");
+	DIAG_CK_STR_EQ(normalise_busid("00000000:1B:00.0"), "1b:00");
+	DIAG_CK_STR_EQ(normalise_busid("0000:01:00"), "01:00");
+	DIAG_CK_STR_EQ(normalise_busid("1000"), "1000");
+}
+END_TEST
+
+static Suite *suite()
+{
+	Suite *s = suite_create("readers");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, reader_lines_and_last_line);
+	tcase_add_test(t, reader_long_line_in_pieces);
+	tcase_add_test(t, reader_head_and_tail_cap);
+	tcase_add_test(t, reader_binary_detection);
+	tcase_add_test(t, clean_ansi_and_progress_bars);
+	tcase_add_test(t, prefix_styles);
+	tcase_add_test(t, sniff_kinds);
+	tcase_add_test(t, hosts_from_paths);
+	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sacct_json_output);
+	tcase_add_test(t, bus_ids);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main() { return diag_ck_run(suite()); }

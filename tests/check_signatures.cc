@@ -1,0 +1,179 @@
+// Signatures: the loader's refusals (with file:line and reason), the
+// prefilter, priorities, and the shipped rule set covering every class.
+#include "ck_cxx.hh"
+#include "knowledge.hh"
+#include "literal_set.hh"
+#include "signature.hh"
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+using namespace diag;
+
+namespace {
+
+std::string write_yaml(const std::string &text)
+{
+	char path[] = "/tmp/denpex-sig-XXXXXX.yaml";
+	int fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	return path;
+}
+
+// Loads one rule file and returns the loader's error ("" when it loaded).
+std::string load_error(const std::string &text)
+{
+	std::string path = write_yaml(text);
+	rule_set rs;
+	std::string err;
+	bool ok = rs.load_file(path, err);
+	unlink(path.c_str());
+	return ok ? "" : err;
+}
+
+const char *good_rule = "family: t\n"
+			"rules:\n"
+			"  - id: t.boom\n"
+			"    class: python_exception\n"
+			"    role: initiating\n"
+			"    literal: Boom\n"
+			"    pattern: '(?<exc>BoomError): (?<what>.*)'\n"
+			"    samples: ['BoomError: it broke']\n";
+
+} // namespace
+
+START_TEST(loader_accepts_good_rule)
+{
+	DIAG_CK_STR_EQ(load_error(good_rule), "");
+}
+END_TEST
+
+START_TEST(loader_refuses_sample_that_does_not_match)
+{
+	std::string y = good_rule;
+	y.replace(y.find("it broke"), 8, "x");
+	y.replace(y.find("BoomError: x"), 9, "BoomErrr");
+	std::string err = load_error(y);
+	ck_assert_msg(err.find(":3: rule t.boom: sample does not match") != std::string::npos, "%s", err.c_str());
+}
+END_TEST
+
+START_TEST(loader_refuses_sample_without_literal)
+{
+	std::string y = good_rule;
+	y.replace(y.find("literal: Boom"), 13, "literal: Bang");
+	std::string err = load_error(y);
+	ck_assert_msg(err.find("does not contain the literal") != std::string::npos, "%s", err.c_str());
+}
+END_TEST
+
+START_TEST(loader_refuses_bad_pattern_class_role_key)
+{
+	std::string y = good_rule;
+	y.replace(y.find("(?<exc>"), 7, "(?<exc");
+	ck_assert(load_error(y).find("does not compile at offset") != std::string::npos);
+	y = good_rule;
+	y.replace(y.find("python_exception"), 16, "python_oops");
+	ck_assert(load_error(y).find("unknown 'class'") != std::string::npos);
+	y = good_rule;
+	y.replace(y.find("initiating"), 10, "culprit");
+	ck_assert(load_error(y).find("'role'") != std::string::npos);
+	y = std::string(good_rule) + "    colour: red\n";
+	ck_assert(load_error(y).find("unknown key 'colour'") != std::string::npos);
+	y = std::string(good_rule) + "    not_samples: ['BoomError: nope']\n";
+	ck_assert(load_error(y).find("not_sample matches") != std::string::npos);
+	ck_assert(load_error("family: t\nrules: [").find(":") != std::string::npos);
+}
+END_TEST
+
+START_TEST(literal_set_overlaps)
+{
+	literal_set ls;
+	int he = ls.add("he"), she = ls.add("she"), hers = ls.add("hers");
+	ck_assert_int_eq(ls.add(""), -1);
+	ls.build();
+	std::multiset<int> found;
+	ls.scan("ushers", [&](int id) { found.insert(id); });
+	ck_assert_uint_eq(found.count(he), 1);
+	ck_assert_uint_eq(found.count(she), 1);
+	ck_assert_uint_eq(found.count(hers), 1);
+	found.clear();
+	ls.scan("nothing at all", [&](int id) { found.insert(id); });
+	ck_assert_uint_eq(found.size(), 0);
+}
+END_TEST
+
+START_TEST(priority_decides_between_rules)
+{
+	std::string y = std::string(good_rule) +
+			"  - id: t.generic\n"
+			"    class: python_exception\n"
+			"    role: initiating\n"
+			"    priority: -10\n"
+			"    pattern: '(?<exc>\\w+Error):'\n"
+			"    samples: ['KeyError: 3']\n";
+	std::string path = write_yaml(y);
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_file(path, err), "%s", err.c_str());
+	unlink(path.c_str());
+	std::vector<std::string> warnings;
+	rs.finalize(warnings);
+	capture_list caps;
+	const rule *r = rs.match("BoomError: it broke", src_log, caps);
+	ck_assert_ptr_nonnull(r);
+	DIAG_CK_STR_EQ(r->id, "t.boom");
+	DIAG_CK_STR_EQ(std::string(caps.get("what")), "it broke");
+	r = rs.match("KeyError: 3", src_log, caps);
+	DIAG_CK_STR_EQ(r->id, "t.generic");
+	ck_assert_ptr_null(rs.match("all is well", src_log, caps));
+}
+END_TEST
+
+START_TEST(shipped_rules_load_and_cover_every_class)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	std::vector<std::string> warnings;
+	rs.finalize(warnings);
+	for (const auto &w : warnings)
+		ck_abort_msg("sample conflict: %s", w.c_str());
+	knowledge kn;
+	ck_assert_msg(kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	std::set<failure_class> reachable = {failure_class::unknown};
+	for (size_t i = 0; i < rs.size(); i++)
+		if (rs.at(i).role == event_role::initiating || rs.at(i).kind == rule_kind::job_end)
+			reachable.insert(rs.at(i).cls);
+	for (int x = 0; x < 200; x++)
+		if (const xid_info *xi = kn.xid(x))
+			reachable.insert(xi->cls);
+	for (int c = 0; c < failure_class_count; c++)
+		ck_assert_msg(reachable.count(static_cast<failure_class>(c)), "class %s has no initiating rule",
+			      std::string(class_name(static_cast<failure_class>(c))).c_str());
+	// Xid 154's recovery actions are data too.
+	ck_assert(kn.recovery_action(2).has_value());
+	ck_assert(kn.xid(79) && kn.xid(79)->cls == failure_class::gpu_hardware);
+}
+END_TEST
+
+static Suite *suite()
+{
+	Suite *s = suite_create("signatures");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, loader_accepts_good_rule);
+	tcase_add_test(t, loader_refuses_sample_that_does_not_match);
+	tcase_add_test(t, loader_refuses_sample_without_literal);
+	tcase_add_test(t, loader_refuses_bad_pattern_class_role_key);
+	tcase_add_test(t, literal_set_overlaps);
+	tcase_add_test(t, priority_decides_between_rules);
+	tcase_add_test(t, shipped_rules_load_and_cover_every_class);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main() { return diag_ck_run(suite()); }

@@ -1,0 +1,80 @@
+#!/bin/sh
+# The CLI contract: exit codes, one-line errors, stdin, JSON, and help that
+# agrees with the man page.
+set -u
+: "${top_srcdir:=.}" "${top_builddir:=.}" "${PYTHON3:=python3}"
+DENPEX="$top_builddir/denpex"
+EXAMPLE="$top_srcdir/tests/data/example/multinode-xid"
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # name, condition result (0 = ok)
+	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+
+# Exit 2 and exactly one line on stderr when nothing usable was given.
+expect_usage_error() { # name, args...
+	name=$1
+	shift
+	"$DENPEX" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ]
+	check "$name (rc=$rc, $lines stderr lines)" $?
+}
+
+expect_usage_error "no arguments to diagnose" diagnose
+expect_usage_error "unknown option" diagnose --frobnicate "$EXAMPLE"
+expect_usage_error "unknown command" frobnicate
+expect_usage_error "missing file" diagnose "$tmp/does-not-exist"
+head -c 65536 /dev/urandom | tr -d '\n' | tr 'a-z' '\000' >"$tmp/binary.bin"
+expect_usage_error "binary file only" diagnose "$tmp/binary.bin"
+: >"$tmp/empty.log"
+expect_usage_error "empty file only" diagnose "$tmp/empty.log"
+expect_usage_error "bad --max-bytes" diagnose --max-bytes lots "$EXAMPLE"
+expect_usage_error "bad config dir" diagnose --conf "$tmp" "$EXAMPLE"
+
+# A usable file next to an unreadable one: a warning, and a verdict.
+"$DENPEX" diagnose "$tmp/does-not-exist" "$EXAMPLE" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+grep -q "warning: .*does-not-exist" "$tmp/err" && [ $rc -eq 0 ] && grep -q "^denpex: " "$tmp/out"
+check "skips the unreadable, diagnoses the rest" $?
+
+# Stdin.
+cat "$EXAMPLE/job.out" | "$DENPEX" diagnose --json - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && "$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["schema"]==1' "$tmp/out"
+check "reads a pasted log from stdin" $?
+
+# An unrecognisable log still gives a verdict: unknown, exit 0.
+printf 'hello\nworld\n' | "$DENPEX" diagnose --json - >"$tmp/out" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] && "$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["class"]=="unknown" and v["first"]["rank"] is None' "$tmp/out"
+check "unknown is a verdict (exit 0, rank null)" $?
+
+# Help agrees with the man page: every long option of diagnose is documented.
+"$DENPEX" --help >"$tmp/help" 2>&1 && "$DENPEX" diagnose --help >"$tmp/dhelp" 2>&1
+check "--help and diagnose --help exit 0" $?
+sed 's/\\-/-/g' "$top_srcdir/man/denpex.1" >"$tmp/man.txt"
+missing=""
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/dhelp" | sort -u); do
+	grep -q -F -- "$opt" "$tmp/man.txt" || missing="$missing $opt"
+done
+[ -z "$missing" ]
+check "man page documents every diagnose option${missing:+ (missing:$missing)}" $?
+missing=""
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/man.txt" | sort -u); do
+	grep -q -F -- "$opt" "$tmp/dhelp" "$tmp/help" || missing="$missing $opt"
+done
+[ -z "$missing" ]
+check "every option in the man page exists${missing:+ (missing:$missing)}" $?
+
+# Directories are walked.
+"$DENPEX" diagnose --json "$EXAMPLE" >"$tmp/out" 2>/dev/null
+"$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["class"]=="gpu_hardware", v["class"]' "$tmp/out"
+check "walks a directory" $?
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,25 @@
+# Tests: Check unit suites (one binary per unit), golden and simulator tests,
+# and the Slurm integration tests. Fragments per area keep owners apart.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	TZ=UTC; export TZ; \
+	CK_DEFAULT_TIMEOUT=60; export CK_DEFAULT_TIMEOUT; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	DENPEX_CONF_DIR='$(abs_top_srcdir)/conf'; export DENPEX_CONF_DIR;
+
+TEST_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATADIR='"$(abs_top_srcdir)/tests/data"' \
+	-DTEST_CONFDIR='"$(abs_top_srcdir)/conf"'
+TEST_CXXFLAGS = $(AM_CXXFLAGS) $(CHECK_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
+TEST_LDADD = libdiag/libdenpexdiag.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/data
+
+include %reldir%/unit.mk
+include %reldir%/timestamp.mk
+include %reldir%/fr.mk
+include %reldir%/sim.mk
+include %reldir%/spank.mk
+include %reldir%/epilog.mk
