@@ -1,10 +1,12 @@
-# libdiag: the diagnosis library, and the denpex CLI built on it.
+# libdiag: the diagnosis library, and the denpex CLI built on it. The code is
+# one convenience library, linked into the installed shared library (C API
+# for the epilog) and statically into the CLI and the tests, which then run
+# without libtool wrapper scripts.
+noinst_LTLIBRARIES += libdiag/libdiagcore.la
 lib_LTLIBRARIES += libdiag/libdenpexdiag.la
 include_HEADERS = libdiag/denpex_diag.h
 
-libdiag_libdenpexdiag_la_SOURCES = \
-	%reldir%/denpex_diag.h \
-	%reldir%/c_api.cc \
+libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/failure_class.hh %reldir%/failure_class.cc \
 	%reldir%/timestamp.hh %reldir%/timestamp.cc \
 	%reldir%/line_reader.hh %reldir%/line_reader.cc \
@@ -31,8 +33,12 @@ libdiag_libdenpexdiag_la_SOURCES = \
 	%reldir%/fr_dump.hh %reldir%/fr_dump.cc \
 	%reldir%/fr_analysis.hh %reldir%/fr_analysis.cc \
 	$(NULL)
-libdiag_libdenpexdiag_la_CXXFLAGS = $(AM_CXXFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
-libdiag_libdenpexdiag_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) -lpthread
+libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
+libdiag_libdiagcore_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) -lpthread
+
+libdiag_libdenpexdiag_la_SOURCES = %reldir%/denpex_diag.h %reldir%/c_api.cc
+libdiag_libdenpexdiag_la_CXXFLAGS = $(AM_CXXFLAGS)
+libdiag_libdenpexdiag_la_LIBADD = libdiag/libdiagcore.la
 libdiag_libdenpexdiag_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libdiag.map
 EXTRA_DIST += %reldir%/libdiag.map
@@ -40,4 +46,4 @@ EXTRA_DIST += %reldir%/libdiag.map
 bin_PROGRAMS += denpex
 denpex_SOURCES = %reldir%/cli/denpex.cc
 denpex_CXXFLAGS = $(AM_CXXFLAGS) $(JANSSON_CFLAGS)
-denpex_LDADD = libdiag/libdenpexdiag.la $(JANSSON_LIBS)
+denpex_LDADD = libdiag/libdiagcore.la

@@ -72,7 +72,7 @@ bool analysis::init(const pipeline_options &opts, std::string &err)
 	std::string dir = resolve_conf_dir(opts.conf_dir);
 	if (!an_rules.load_dir(dir + "/signatures", err))
 		return false;
-	an_rules.finalize(an_conf_warnings);
+	an_rules.finalize();
 	if (!an_kn.load(dir, err))
 		return false;
 	if (!opts.job_id.empty())

@@ -50,7 +50,6 @@ public:
 	rule_set &rules() { return an_rules; }
 	const knowledge &kn() const { return an_kn; }
 	const clock_result &clock() const { return an_clock; }
-	const std::vector<std::string> &config_warnings() const { return an_conf_warnings; }
 
 private:
 	void add_file(const std::string &path, int depth);
@@ -64,7 +63,6 @@ private:
 	clock_result an_clock;
 	hang_structure an_fr;
 	std::vector<std::string> an_fr_paths;
-	std::vector<std::string> an_conf_warnings;
 	size_t an_usable = 0;
 };
 

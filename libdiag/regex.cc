@@ -19,7 +19,6 @@ std::optional<regex> regex::compile(std::string_view pattern, bool caseless, reg
 	}
 	regex r;
 	r.rx_code.reset(code, code_free());
-	r.rx_jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
 	r.rx_md.reset(pcre2_match_data_create_from_pattern(code, nullptr), md_free());
 	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &r.rx_ncap);
 	uint32_t count = 0, entry_size = 0;
@@ -37,6 +36,8 @@ std::optional<regex> regex::compile(std::string_view pattern, bool caseless, reg
 
 bool regex::search(std::string_view subject)
 {
+	if (!rx_jit && ++rx_uses == 32)
+		rx_jit = pcre2_jit_compile(rx_code.get(), PCRE2_JIT_COMPLETE) == 0;
 	int rc = rx_jit ? pcre2_jit_match(rx_code.get(), reinterpret_cast<PCRE2_SPTR>(subject.data()),
 					  subject.size(), 0, 0, rx_md.get(), nullptr)
 			: pcre2_match(rx_code.get(), reinterpret_cast<PCRE2_SPTR>(subject.data()),

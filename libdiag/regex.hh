@@ -1,5 +1,5 @@
-// PCRE2 with RAII: compiled once, JIT attempted (a failed JIT falls back to
-// the interpreter), match data reused per pattern. Errors are values.
+// PCRE2 with RAII: compiled once, JIT attempted once a pattern is in use (a
+// failed JIT falls back to the interpreter), match data reused per pattern. Errors are values.
 #pragma once
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -39,6 +39,9 @@ private:
 	std::vector<std::pair<std::string, uint32_t>> rx_names;
 	uint32_t rx_ncap = 0;
 	bool rx_jit = false;
+	// JIT compiling costs more than a few interpreted matches: only
+	// patterns that keep being tried are compiled (most never are).
+	uint32_t rx_uses = 0;
 };
 
 } // namespace diag

@@ -210,7 +210,7 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 	return true;
 }
 
-void rule_set::finalize(std::vector<std::string> &warnings)
+void rule_set::finalize()
 {
 	rs_prefilter = literal_set();
 	rs_literal_rule.clear();
@@ -225,7 +225,11 @@ void rule_set::finalize(std::vector<std::string> &warnings)
 	rs_prefilter.build();
 	rs_seen.assign(rs_rules.size(), 0);
 	rs_generation = 0;
-	// A sample that another rule wins is a priority conflict worth knowing.
+}
+
+std::vector<std::string> rule_set::sample_conflicts()
+{
+	std::vector<std::string> warnings;
 	for (const auto &r : rs_rules) {
 		for (const auto &s : r.samples) {
 			capture_list caps;
@@ -235,6 +239,7 @@ void rule_set::finalize(std::vector<std::string> &warnings)
 						   " (priority " + std::to_string(w->priority) + "): \"" + s + "\"");
 		}
 	}
+	return warnings;
 }
 
 const rule *rule_set::match(std::string_view body, unsigned source, capture_list &caps)

@@ -71,9 +71,10 @@ public:
 	// false with "file:line: reason" in err; nothing is half-loaded.
 	bool load_dir(const std::string &dir, std::string &err);
 	bool load_file(const std::string &path, std::string &err);
-	// Builds the prefilter and checks samples across rules; conflicts
-	// (a sample won by another rule) are reported in warnings.
-	void finalize(std::vector<std::string> &warnings);
+	// Builds the prefilter.
+	void finalize();
+	// Samples that another rule wins (a priority conflict), one line each.
+	std::vector<std::string> sample_conflicts();
 
 	// The highest-priority rule that matches the line body, or nullptr.
 	const rule *match(std::string_view body, unsigned source, capture_list &caps);

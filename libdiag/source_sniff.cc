@@ -53,11 +53,16 @@ sniff_result sniff_source(std::string_view head)
 		r.kind = source_kind::fr_dump;
 		return r;
 	}
-	size_t nul = 0;
-	for (unsigned char c : head.substr(0, 4096))
+	// Text has no NULs (a crashed writer leaves a few) and few control
+	// bytes besides tabs, newlines and ANSI escapes.
+	size_t nul = 0, ctrl = 0, n = std::min<size_t>(head.size(), 4096);
+	for (unsigned char c : head.substr(0, n)) {
 		if (c == 0)
 			nul++;
-	if (nul * 8 > std::min<size_t>(head.size(), 4096)) {
+		else if (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b) || c == 0x7f)
+			ctrl++;
+	}
+	if (nul * 32 > n || (nul + ctrl) * 8 > n) {
 		r.what = sniffed::binary;
 		return r;
 	}

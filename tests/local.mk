@@ -13,7 +13,7 @@ AM_TESTS_ENVIRONMENT = \
 TEST_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATADIR='"$(abs_top_srcdir)/tests/data"' \
 	-DTEST_CONFDIR='"$(abs_top_srcdir)/conf"'
 TEST_CXXFLAGS = $(AM_CXXFLAGS) $(CHECK_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
-TEST_LDADD = libdiag/libdenpexdiag.la $(CHECK_LIBS) $(JANSSON_LIBS)
+TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/data
 

@@ -163,12 +163,10 @@ int cmd_diagnose(int argc, char **argv)
 	if (paths.empty())
 		return usage_error("diagnose needs at least one PATH, or - for standard input");
 
+	// Warnings wait until the end: when nothing was usable, one line says
+	// why instead of a warning per file.
 	std::vector<std::string> warnings;
-	po.warn = [&](const std::string &w) {
-		warnings.push_back(w);
-		if (!quiet)
-			fprintf(stderr, "denpex: warning: %s\n", w.c_str());
-	};
+	po.warn = [&](const std::string &w) { warnings.push_back(w); };
 	bool tty = isatty(STDERR_FILENO);
 	po.progress = [&](const std::string &path, uint64_t bytes) {
 		if (tty && !quiet && bytes >= (256ull << 20))
@@ -197,6 +195,9 @@ int cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "denpex: nothing usable to diagnose: %s\n", why.c_str());
 		return exit_usage;
 	}
+	if (!quiet)
+		for (const auto &w : warnings)
+			fprintf(stderr, "denpex: warning: %s\n", w.c_str());
 	diag::verdict v = an.run();
 	std::string out = json ? diag::verdict_to_json(v, true) + "\n" : diag::verdict_to_text(v);
 	fwrite(out.data(), 1, out.size(), stdout);
@@ -226,7 +227,7 @@ int cmd_check_signatures(int argc, char **argv)
 		fprintf(stderr, "denpex: %s\n", err.c_str());
 		return 1;
 	}
-	for (const auto &w : an.config_warnings())
+	for (const auto &w : an.rules().sample_conflicts())
 		printf("warning: %s\n", w.c_str());
 	size_t samples = 0;
 	for (size_t i = 0; i < an.rules().size(); i++)
