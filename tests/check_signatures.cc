@@ -121,8 +121,7 @@ START_TEST(priority_decides_between_rules)
 	std::string err;
 	ck_assert_msg(rs.load_file(path, err), "%s", err.c_str());
 	unlink(path.c_str());
-	std::vector<std::string> warnings;
-	rs.finalize(warnings);
+	rs.finalize();
 	capture_list caps;
 	const rule *r = rs.match("BoomError: it broke", src_log, caps);
 	ck_assert_ptr_nonnull(r);
@@ -139,9 +138,8 @@ START_TEST(shipped_rules_load_and_cover_every_class)
 	rule_set rs;
 	std::string err;
 	ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	std::vector<std::string> warnings;
-	rs.finalize(warnings);
-	for (const auto &w : warnings)
+	rs.finalize();
+	for (const auto &w : rs.sample_conflicts())
 		ck_abort_msg("sample conflict: %s", w.c_str());
 	knowledge kn;
 	ck_assert_msg(kn.load(TEST_CONFDIR, err), "%s", err.c_str());
