@@ -1,0 +1,5 @@
+# tests/sim.mk: scenario simulator (tests/sim/) and the accuracy test.
+if HAVE_PYTHON3
+TESTS += tests/accuracy.sh
+endif
+EXTRA_DIST += tests/accuracy.sh tests/sim
