@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <set>
 #include <vector>
 
 namespace diag {
 
 namespace {
+
+// Watchdog polling and enqueue jitter bound how well one anchor pins a clock.
+constexpr double min_uncertainty_s = 0.25;
 
 double median(std::vector<double> v)
 {
@@ -38,6 +42,47 @@ int64_t pick_reference(const evidence &ev)
 	return static_cast<int64_t>(time(nullptr)) * us_per_s;
 }
 
+// One true moment seen by several hosts: per host, the median of what its
+// clock said.
+using moment = std::map<int, double>;
+
+moment to_moment(const std::map<int, std::vector<double>> &per_host)
+{
+	moment m;
+	for (const auto &h : per_host)
+		m[h.first] = median(h.second);
+	return m;
+}
+
+// Moments from the logs themselves: watchdog timeouts of one collective fire
+// at its start + timeout on every rank that waited in it; every rank of an
+// NCCL communicator completes its init together.
+std::vector<moment> log_moments(const evidence &ev)
+{
+	std::map<long long, std::map<int, std::vector<double>>> by_seq;
+	std::map<std::string, std::map<int, std::vector<double>>> by_comm;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.raw_us == no_time || e.inherited_time)
+			continue;
+		double t = static_cast<double>(e.raw_us) / 1e6;
+		if (e.kind == rule_kind::watchdog && e.role == event_role::victim && e.seq >= 0)
+			by_seq[e.seq][e.host].push_back(t);
+		if (e.kind == rule_kind::rank_map) {
+			std::string comm = e.capture("comm_id");
+			if (!comm.empty())
+				by_comm[comm][e.host].push_back(t);
+		}
+	}
+	std::vector<moment> out;
+	for (const auto &s : by_seq)
+		if (s.second.size() >= 2)
+			out.push_back(to_moment(s.second));
+	for (const auto &c : by_comm)
+		if (c.second.size() >= 2)
+			out.push_back(to_moment(c.second));
+	return out;
+}
+
 } // namespace
 
 double clock_result::uncertainty(int host) const
@@ -48,9 +93,8 @@ double clock_result::uncertainty(int host) const
 	return it->second.uncertainty_s;
 }
 
-clock_result align_clocks(evidence &ev, const clock_options &opts)
+void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 {
-	clock_result cr;
 	cr.reference_us = pick_reference(ev);
 	for (auto &e : ev.events) {
 		if (e.ts.kind == ts_kind::none)
@@ -64,54 +108,76 @@ clock_result align_clocks(evidence &ev, const clock_options &opts)
 		if (auto v = resolve_timestamp(e.ts, ctx))
 			e.raw_us = *v;
 	}
+}
 
-	// Anchors: watchdog timeouts of one collective fire at (nearly) the same
-	// true moment on every rank that waited in it (start + timeout).
-	std::map<long long, std::map<int, std::vector<double>>> by_seq; // seq -> host -> times
-	for (const auto &e : ev.events) {
-		if (e.kind != rule_kind::watchdog || e.seq < 0 || e.host < 0 || e.raw_us == no_time || e.inherited_time)
-			continue;
-		by_seq[e.seq][e.host].push_back(static_cast<double>(e.raw_us) / 1e6);
+clock_result align_clocks(evidence &ev, const clock_options &opts,
+			  const std::vector<std::vector<std::pair<int, int64_t>>> &rank_anchors)
+{
+	clock_result cr;
+	resolve_times(ev, opts, cr);
+
+	std::vector<moment> moments = log_moments(ev);
+	for (const auto &a : rank_anchors) {
+		std::map<int, std::vector<double>> per_host;
+		for (const auto &p : a)
+			if (const rank_info *ri = ev.ranks.by_rank(p.first); ri && ri->host >= 0)
+				per_host[ri->host].push_back(static_cast<double>(p.second) / 1e6);
+		if (per_host.size() >= 2)
+			moments.push_back(to_moment(per_host));
 	}
-	std::map<int, std::vector<double>> host_offsets;
-	for (const auto &s : by_seq) {
-		if (s.second.size() < 2)
-			continue;
-		std::vector<double> host_medians;
-		std::map<int, double> per_host;
-		for (const auto &h : s.second) {
-			double m = median(h.second);
-			per_host[h.first] = m;
-			host_medians.push_back(m);
+
+	// The reference host is the one seen in most moments; others are placed
+	// against hosts already placed, moment by moment (a chain across
+	// moments that share hosts).
+	std::map<int, int> seen;
+	for (const auto &m : moments)
+		for (const auto &h : m)
+			seen[h.first]++;
+	std::map<int, std::vector<double>> samples;
+	if (!seen.empty()) {
+		int ref = std::max_element(seen.begin(), seen.end(),
+					   [](auto &a, auto &b) { return a.second < b.second; })->first;
+		std::map<int, double> placed = {{ref, 0.0}};
+		samples[ref].push_back(0.0);
+		for (bool progress = true; progress;) {
+			progress = false;
+			std::map<int, std::vector<double>> fresh;
+			for (const auto &m : moments) {
+				// The moment's common time, from hosts already placed.
+				std::vector<double> common;
+				for (const auto &h : m)
+					if (placed.count(h.first))
+						common.push_back(h.second - placed[h.first]);
+				if (common.empty())
+					continue;
+				double c = median(common);
+				for (const auto &h : m)
+					if (h.first != ref)
+						fresh[h.first].push_back(h.second - c);
+			}
+			for (auto &f : fresh) {
+				double off = median(f.second);
+				if (!placed.count(f.first) || std::fabs(placed[f.first] - off) > 1e-6) {
+					if (!placed.count(f.first))
+						progress = true;
+					placed[f.first] = off;
+				}
+				samples[f.first] = f.second;
+			}
 		}
-		double common = median(host_medians);
-		for (const auto &h : per_host)
-			host_offsets[h.first].push_back(h.second - common);
+		for (const auto &p : placed) {
+			host_clock hc;
+			hc.offset_s = p.second;
+			const auto &sm = samples[p.first];
+			hc.anchors = p.first == ref ? seen[ref] : static_cast<int>(sm.size());
+			std::vector<double> dev;
+			for (double o : sm)
+				dev.push_back(std::fabs(o - hc.offset_s));
+			hc.uncertainty_s = std::max(min_uncertainty_s, 1.4826 * median(dev));
+			cr.hosts[p.first] = hc;
+		}
 	}
-	for (const auto &h : host_offsets) {
-		host_clock hc;
-		hc.offset_s = median(h.second);
-		hc.anchors = static_cast<int>(h.second.size());
-		std::vector<double> dev;
-		for (double o : h.second)
-			dev.push_back(std::fabs(o - hc.offset_s));
-		// Watchdog polling and enqueue jitter bound how well one anchor
-		// can pin a clock.
-		hc.uncertainty_s = std::max(0.25, 1.4826 * median(dev));
-		cr.hosts[h.first] = hc;
-	}
-	// Report offsets against one host (the one nearest the consensus), so
-	// that a reader sees "node01 0.0, node03 -4.81".
-	if (!cr.hosts.empty()) {
-		int ref = cr.hosts.begin()->first;
-		for (const auto &h : cr.hosts)
-			if (std::fabs(h.second.offset_s) < std::fabs(cr.hosts[ref].offset_s))
-				ref = h.first;
-		double shift = cr.hosts[ref].offset_s;
-		for (auto &h : cr.hosts)
-			h.second.offset_s -= shift;
-	}
-	cr.aligned = host_offsets.size() >= 2;
+	cr.aligned = cr.hosts.size() >= 2;
 	for (size_t h = 0; h < ev.host_count(); h++)
 		if (!cr.hosts.count(static_cast<int>(h)))
 			cr.hosts[static_cast<int>(h)] = host_clock{0, cr.default_uncertainty_s, 0};

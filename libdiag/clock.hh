@@ -6,6 +6,8 @@
 #include "evidence.hh"
 
 #include <map>
+#include <utility>
+#include <vector>
 
 namespace diag {
 
@@ -27,8 +29,14 @@ struct clock_options {
 	int default_tz_offset_s = 0;
 };
 
-// Resolves every event's ts to raw_us (host clock, UTC), estimates offsets
-// and sets time_us.
-clock_result align_clocks(evidence &ev, const clock_options &opts);
+// Resolves every event's ts to raw_us (host clock, UTC).
+void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr);
+
+// Resolves times, estimates each host's offset from moments seen on several
+// hosts (watchdog timeouts of one collective, NCCL communicator init, and
+// rank_anchors: collectives the flight recorder saw complete, as (rank, µs)
+// points), and sets time_us on the common clock.
+clock_result align_clocks(evidence &ev, const clock_options &opts,
+			  const std::vector<std::vector<std::pair<int, int64_t>>> &rank_anchors = {});
 
 } // namespace diag

@@ -530,6 +530,8 @@ verdict diagnose(diagnosis_input &in)
 	v.has_first = rank_singled_out;
 	v.first_rank = rank_singled_out ? first_rank : -1;
 	v.first_host = rank_singled_out && first_host >= 0 ? ev.host_name(first_host) : "";
+	if (first && first->file != UINT32_MAX)
+		v.first_event = static_cast<long>(first - ev.events.data());
 	if (first) {
 		v.first_time = iso(first->time_us);
 		v.first_source = first->file == UINT32_MAX ? "sacct" : event_source(ev, *first);

@@ -20,6 +20,9 @@ struct hang_structure {
 	std::vector<int> suspects;   // ranks missing from / stuck before the collective others wait in
 	std::vector<std::string> lines; // human summary lines (evidence)
 	std::string source;          // file that gave it
+	// Collectives completed on several ranks: (rank, UTC µs on that rank's
+	// host clock) points of one true moment, for clock alignment.
+	std::vector<std::vector<std::pair<int, int64_t>>> anchors;
 };
 
 struct diagnosis_input {

@@ -28,6 +28,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/diagnose.hh %reldir%/diagnose.cc \
 	%reldir%/verdict.hh %reldir%/verdict.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
+	%reldir%/timeline.hh %reldir%/timeline.cc \
 	%reldir%/fr_bridge.hh %reldir%/fr_bridge.cc \
 	%reldir%/fr_pickle.hh %reldir%/fr_pickle.cc \
 	%reldir%/fr_dump.hh %reldir%/fr_dump.cc \

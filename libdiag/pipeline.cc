@@ -63,6 +63,14 @@ std::string resolve_conf_dir(const std::string &explicit_dir)
 		return explicit_dir;
 	if (const char *e = getenv("DENPEX_CONF_DIR"); e && *e)
 		return e;
+	struct stat st;
+	std::string installed = std::string(DENPEX_SYSCONFDIR) + "/signatures";
+#ifdef DENPEX_SRCCONFDIR
+	// Not installed yet: the tree it was built from (README's first command).
+	std::string built = std::string(DENPEX_SRCCONFDIR) + "/signatures";
+	if (stat(installed.c_str(), &st) != 0 && stat(built.c_str(), &st) == 0)
+		return DENPEX_SRCCONFDIR;
+#endif
 	return DENPEX_SYSCONFDIR;
 }
 
@@ -248,9 +256,9 @@ verdict analysis::run()
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
-	an_clock = align_clocks(an_ev, co);
 	if (!an_fr_paths.empty())
 		an_fr = analyse_fr_paths(an_fr_paths, an_ev);
+	an_clock = align_clocks(an_ev, co, an_fr.anchors);
 	diagnosis_input in;
 	in.ev = &an_ev;
 	in.kn = &an_kn;

@@ -186,8 +186,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			e.file = file;
 			e.line = line_no;
 			e.key = key;
-			if (e.rank < 0)
+			// A launcher's [rankN] prefix is the global rank; "Rank R" in a
+			// subgroup's watchdog line ([PG ID 3 ... Rank R]) is not.
+			if (id.rank >= 0)
 				e.rank = id.rank;
+			else if (std::string_view pg = caps.get("pg"); !pg.empty() && pg != "0")
+				e.rank = -1;
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;

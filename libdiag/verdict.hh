@@ -42,6 +42,9 @@ struct verdict {
 	std::vector<evidence_line> evidence;
 	std::map<std::string, clock_entry> clock;
 	std::vector<std::string> notes; // what was skipped, ties, ... (text only)
+	// Not part of the JSON: which retained event is the first fault
+	// (evidence::events index), for the timeline's highlighting.
+	long first_event = -1;
 };
 
 std::string verdict_to_json(const verdict &v, bool pretty);

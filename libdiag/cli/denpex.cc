@@ -1,8 +1,14 @@
 // denpex: why a distributed training run died and which rank went first.
 #include "config.h"
+#include "fr_analysis.hh"
 #include "pipeline.hh"
+#include "timeline.hh"
 
+#include <jansson.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +31,9 @@ const char *main_usage =
 	"Commands:\n"
 	"  diagnose [--json] PATH... | -   print the verdict for logs, bundles, directories\n"
 	"                                  or a log pasted on standard input (-)\n"
+	"  timeline [--json] [--around S] PATH... | -\n"
+	"                                  print the merged, clock-corrected timeline\n"
+	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
 	"  check-signatures [--conf DIR]   load and check the signature and knowledge files\n"
 	"  help [COMMAND]                  show help\n"
 	"\n"
@@ -56,6 +65,24 @@ const char *diagnose_usage =
 	"\n"
 	"Exit status: 0 when a verdict was produced (also 'unknown'); 2 on unusable\n"
 	"input or arguments.\n";
+
+const char *timeline_usage =
+	"Usage: denpex timeline [OPTIONS] PATH... | -\n"
+	"\n"
+	"Prints every event denpex kept, merged across ranks and hosts on one clock:\n"
+	"corrected UTC time, raw time, host, rank, role, rule, file:line and text.\n"
+	"The first fault is marked '*', the first victims '>'.\n"
+	"\n"
+	"Options: as for diagnose, and\n"
+	"  --around SECONDS    only events within SECONDS of the first fault\n";
+
+const char *fr_usage =
+	"Usage: denpex fr [--json] PATH...\n"
+	"\n"
+	"Analyses PyTorch flight-recorder dumps (pickle or JSON; files, or directories\n"
+	"of them): per process group, the collective where progress stopped, the ranks\n"
+	"missing from it or stuck in it, mismatches, and ranks without a dump.\n"
+	"Exit 0 with a report; 2 when no dump could be read.\n";
 
 int usage_error(const std::string &msg)
 {
@@ -105,22 +132,97 @@ bool parse_tz(const char *s, int &out)
 	return true;
 }
 
-int cmd_diagnose(int argc, char **argv)
+enum class mode { diagnose, timeline };
+
+std::string fmt_time(int64_t us)
+{
+	if (us == diag::no_time)
+		return "-";
+	char buf[40];
+	diag::format_utc_ms(us, buf, sizeof(buf));
+	return buf;
+}
+
+void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, double around)
+{
+	const diag::evidence &ev = an.ev();
+	std::vector<size_t> order = diag::merge_timeline(ev);
+	int64_t center = v.first_event >= 0 ? ev.events[static_cast<size_t>(v.first_event)].time_us : diag::no_time;
+	// The first victims: the earliest victim event of each of the first few ranks.
+	std::vector<size_t> first_victims;
+	for (size_t i : order) {
+		const diag::event &e = ev.events[i];
+		if (e.role == diag::event_role::victim && first_victims.size() < 3 &&
+		    std::none_of(first_victims.begin(), first_victims.end(),
+				 [&](size_t k) { return ev.events[k].rank == e.rank; }))
+			first_victims.push_back(i);
+	}
+	json_t *arr = json ? json_array() : nullptr;
+	for (size_t i : order) {
+		const diag::event &e = ev.events[i];
+		if (around > 0 && center != diag::no_time &&
+		    (e.time_us == diag::no_time || std::fabs(static_cast<double>(e.time_us - center)) / 1e6 > around))
+			continue;
+		std::string tmark = e.inherited_time ? "~" : "";
+		std::string mark = static_cast<long>(i) == v.first_event ? "*"
+				   : std::count(first_victims.begin(), first_victims.end(), i) ? ">" : " ";
+		std::string host = e.host >= 0 ? ev.host_name(e.host) : "-";
+		std::string rule = e.r ? e.r->id : e.rule_id;
+		std::string src = ev.sources()[e.file].path + ":" + std::to_string(e.line);
+		std::string role(diag::role_name(e.role));
+		if (e.decoy)
+			role += "(caught)";
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "time", e.time_us == diag::no_time ? json_null() : json_string(fmt_time(e.time_us).c_str()));
+			json_object_set_new(o, "raw_time", e.raw_us == diag::no_time ? json_null() : json_string(fmt_time(e.raw_us).c_str()));
+			json_object_set_new(o, "host", e.host >= 0 ? json_string(host.c_str()) : json_null());
+			json_object_set_new(o, "rank", e.rank >= 0 ? json_integer(e.rank) : json_null());
+			json_object_set_new(o, "role", json_string(role.c_str()));
+			json_object_set_new(o, "rule", json_string(rule.c_str()));
+			json_object_set_new(o, "source", json_string(src.c_str()));
+			json_t *text = json_string(e.text.c_str());
+			json_object_set_new(o, "text", text ? text : json_string("(not UTF-8)"));
+			json_object_set_new(o, "mark", json_string(mark == "*" ? "first" : mark == ">" ? "first_victim" : ""));
+			json_array_append_new(arr, o);
+		} else {
+			printf("%s %-25s %-24s %-12s %5s %-10s %-32s %s\n    %s\n", mark.c_str(), (tmark + fmt_time(e.time_us)).c_str(),
+			       fmt_time(e.raw_us).c_str(), host.c_str(), e.rank >= 0 ? std::to_string(e.rank).c_str() : "-",
+			       role.c_str(), rule.c_str(), src.c_str(), e.text.c_str());
+		}
+	}
+	if (json) {
+		json_t *root = json_object();
+		json_object_set_new(root, "events", arr);
+		json_t *clk = json_object();
+		for (const auto &c : v.clock) {
+			json_t *o = json_object();
+			json_object_set_new(o, "offset_s", json_real(c.second.offset_s));
+			json_object_set_new(o, "uncertainty_s", json_real(c.second.uncertainty_s));
+			json_object_set_new(clk, c.first.c_str(), o);
+		}
+		json_object_set_new(root, "clock", clk);
+		char *out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (out)
+			printf("%s\n", out);
+		free(out);
+		json_decref(root);
+	}
+}
+
+int cmd_read_logs(mode m, int argc, char **argv)
 {
 	diag::pipeline_options po;
 	bool json = false, quiet = false;
+	double around = 0;
 	std::vector<std::string> paths;
 	bool stdin_used = false;
+	const char *name = m == mode::diagnose ? "diagnose" : "timeline";
 	for (int i = 0; i < argc; i++) {
 		std::string a = argv[i];
-		auto value = [&](const char *name) -> const char * {
-			if (i + 1 >= argc)
-				return nullptr;
-			(void)name;
-			return argv[++i];
-		};
+		auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
 		if (a == "-h" || a == "--help") {
-			fputs(diagnose_usage, stdout);
+			fputs(m == mode::diagnose ? diagnose_usage : timeline_usage, stdout);
 			return exit_ok;
 		} else if (a == "--json") {
 			json = true;
@@ -128,21 +230,27 @@ int cmd_diagnose(int argc, char **argv)
 			quiet = true;
 		} else if (a == "--no-follow") {
 			po.no_follow = true;
+		} else if (a == "--around" && m == mode::timeline) {
+			const char *v = value();
+			char *end = nullptr;
+			around = v ? strtod(v, &end) : -1;
+			if (!v || *end || around <= 0)
+				return usage_error("--around needs a number of seconds");
 		} else if (a == "--conf") {
-			const char *v = value("--conf");
+			const char *v = value();
 			if (!v)
 				return usage_error("--conf needs a directory");
 			po.conf_dir = v;
 		} else if (a == "--max-bytes") {
-			const char *v = value("--max-bytes");
+			const char *v = value();
 			if (!v || !parse_size(v, po.max_bytes_per_file))
 				return usage_error("--max-bytes needs a size such as 512M");
 		} else if (a == "--tz") {
-			const char *v = value("--tz");
+			const char *v = value();
 			if (!v || !parse_tz(v, po.default_tz_offset_s))
 				return usage_error("--tz needs an offset such as +02:00 or UTC");
 		} else if (a == "--job-id") {
-			const char *v = value("--job-id");
+			const char *v = value();
 			if (!v)
 				return usage_error("--job-id needs a value");
 			po.job_id = v;
@@ -155,13 +263,13 @@ int cmd_diagnose(int argc, char **argv)
 			for (i++; i < argc; i++)
 				paths.push_back(argv[i]);
 		} else if (a.size() > 1 && a[0] == '-') {
-			return usage_error("unknown option '" + a + "' for diagnose");
+			return usage_error("unknown option '" + a + "' for " + name);
 		} else {
 			paths.push_back(a);
 		}
 	}
 	if (paths.empty())
-		return usage_error("diagnose needs at least one PATH, or - for standard input");
+		return usage_error(std::string(name) + " needs at least one PATH, or - for standard input");
 
 	// Warnings wait until the end: when nothing was usable, one line says
 	// why instead of a warning per file.
@@ -199,8 +307,53 @@ int cmd_diagnose(int argc, char **argv)
 		for (const auto &w : warnings)
 			fprintf(stderr, "denpex: warning: %s\n", w.c_str());
 	diag::verdict v = an.run();
+	if (m == mode::timeline) {
+		print_timeline(an, v, json, around);
+		return exit_ok;
+	}
 	std::string out = json ? diag::verdict_to_json(v, true) + "\n" : diag::verdict_to_text(v);
 	fwrite(out.data(), 1, out.size(), stdout);
+	return exit_ok;
+}
+
+int cmd_fr(int argc, char **argv)
+{
+	bool json = false;
+	std::vector<std::string> paths;
+	for (int i = 0; i < argc; i++) {
+		std::string a = argv[i];
+		if (a == "-h" || a == "--help") {
+			fputs(fr_usage, stdout);
+			return exit_ok;
+		} else if (a == "--json") {
+			json = true;
+		} else if (a.size() > 1 && a[0] == '-') {
+			return usage_error("unknown option '" + a + "' for fr");
+		} else {
+			paths.push_back(a);
+		}
+	}
+	if (paths.empty())
+		return usage_error("fr needs at least one dump file or directory");
+	diag::fr_collection c = diag::fr_load_paths(paths);
+	if (c.dumps.empty()) {
+		std::string why = c.unreadable.empty() ? "no flight-recorder dump found"
+						       : c.unreadable.front().path + ": " + c.unreadable.front().error;
+		fprintf(stderr, "denpex: nothing usable to analyse: %s\n", why.c_str());
+		return exit_usage;
+	}
+	diag::fr_report r = diag::fr_analyze(c);
+	if (json) {
+		json_t *j = diag::fr_report_to_json(r);
+		char *out = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (out)
+			printf("%s\n", out);
+		free(out);
+		json_decref(j);
+	} else {
+		std::string t = diag::fr_report_text(r);
+		fwrite(t.data(), 1, t.size(), stdout);
+	}
 	return exit_ok;
 }
 
@@ -255,12 +408,20 @@ int run(int argc, char **argv)
 	if (cmd == "help") {
 		if (argc > 2 && !strcmp(argv[2], "diagnose"))
 			fputs(diagnose_usage, stdout);
+		else if (argc > 2 && !strcmp(argv[2], "timeline"))
+			fputs(timeline_usage, stdout);
+		else if (argc > 2 && !strcmp(argv[2], "fr"))
+			fputs(fr_usage, stdout);
 		else
 			fputs(main_usage, stdout);
 		return exit_ok;
 	}
 	if (cmd == "diagnose")
-		return cmd_diagnose(argc - 2, argv + 2);
+		return cmd_read_logs(mode::diagnose, argc - 2, argv + 2);
+	if (cmd == "timeline")
+		return cmd_read_logs(mode::timeline, argc - 2, argv + 2);
+	if (cmd == "fr")
+		return cmd_fr(argc - 2, argv + 2);
 	if (cmd == "check-signatures")
 		return cmd_check_signatures(argc - 2, argv + 2);
 	return usage_error("unknown command '" + cmd + "'");
