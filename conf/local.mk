@@ -6,6 +6,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
 	%reldir%/signatures/filesystem.yaml \
 	%reldir%/signatures/gpu.yaml \
+	%reldir%/signatures/handled.yaml \
 	%reldir%/signatures/launch.yaml \
 	%reldir%/signatures/memory.yaml \
 	%reldir%/signatures/native.yaml \

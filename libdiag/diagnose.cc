@@ -47,25 +47,66 @@ std::string iso(int64_t us)
 
 } // namespace
 
+std::vector<int> parse_task_list(const std::string &s)
+{
+	std::vector<int> out;
+	size_t i = 0;
+	while (i < s.size()) {
+		size_t comma = s.find(',', i);
+		std::string part = s.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+		size_t dash = part.find('-');
+		long long a, b;
+		if (dash == std::string::npos) {
+			if (parse_uint_str(part, a))
+				out.push_back(static_cast<int>(a));
+		} else if (parse_uint_str(part.substr(0, dash), a) && parse_uint_str(part.substr(dash + 1), b) && b >= a &&
+			   b - a < 100000) {
+			for (long long k = a; k <= b; k++)
+				out.push_back(static_cast<int>(k));
+		}
+		if (comma == std::string::npos)
+			break;
+		i = comma + 1;
+	}
+	return out;
+}
+
+// srun's task ids are global ranks only when srun starts every rank itself;
+// under torchrun (or any per-node launcher) a task is a node's launcher.
+bool srun_tasks_are_ranks(const evidence &ev)
+{
+	for (const auto &src : ev.sources())
+		if (src.labels_are_not_ranks)
+			return false;
+	for (const auto &e : ev.events) {
+		if (e.task >= 0 && e.local_rank >= 0)
+			return false;
+		if (e.r && e.r->family == "torchrun")
+			return false;
+	}
+	return true;
+}
+
 // Ranks, hosts and pids that one line did not name come from the others.
 void resolve_identities(evidence &ev)
 {
-	std::vector<bool> labels_not_ranks(ev.sources().size(), false);
-	for (size_t i = 0; i < ev.sources().size(); i++)
-		labels_not_ranks[i] = ev.sources()[i].labels_are_not_ranks;
-	for (const auto &e : ev.events)
-		if (e.task >= 0 && e.local_rank >= 0 && e.file < labels_not_ranks.size())
-			labels_not_ranks[e.file] = true; // srun starts one launcher per node
+	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
+	ev.tasks_are_ranks = tasks_are_ranks;
 	for (auto &e : ev.events) {
-		if (e.rank < 0 && e.task >= 0 && e.file < labels_not_ranks.size() && !labels_not_ranks[e.file])
+		if (e.rank < 0 && e.task >= 0 && tasks_are_ranks)
 			e.rank = e.task;
+		// What a line says about where a rank ran fills gaps only: the
+		// NCCL rank map knows better than a host prefix.
 		if (e.rank >= 0 && (e.host >= 0 || e.pid > 0)) {
-			rank_info ri;
-			ri.rank = e.rank;
-			ri.host = e.host;
-			if (e.kind == rule_kind::rank_map)
-				ri.pid = e.pid;
-			ev.ranks.add(ri);
+			const rank_info *known = ev.ranks.by_rank(e.rank);
+			if (e.kind == rule_kind::rank_map || !known || known->host < 0) {
+				rank_info ri;
+				ri.rank = e.rank;
+				ri.host = e.host;
+				if (e.kind == rule_kind::rank_map)
+					ri.pid = e.pid;
+				ev.ranks.add(ri);
+			}
 		}
 	}
 	for (auto &e : ev.events) {
@@ -80,8 +121,7 @@ void resolve_identities(evidence &ev)
 			if (!pci.empty())
 				e.rank = ev.ranks.rank_of_busid(e.host, normalise_busid(pci));
 		}
-		if (e.rank < 0 && e.kind == rule_kind::task_exit && e.file < labels_not_ranks.size() &&
-		    !labels_not_ranks[e.file]) {
+		if (e.rank < 0 && e.kind == rule_kind::task_exit && tasks_are_ranks) {
 			std::string t = e.capture("task");
 			long long v;
 			if (!t.empty() && parse_uint_str(t, v))
@@ -221,6 +261,46 @@ hang_view analyse_watchdogs(const evidence &ev)
 			}
 	}
 	return hv;
+}
+
+// How processes ended: the first rank that exited on its own with an error
+// code (not a signal: signals are the launcher's teardown), and the rank
+// srun did not have to tear down when it killed all the others.
+struct exit_view {
+	const event *first_self_exit = nullptr;
+	std::vector<int> not_torn_down;
+};
+
+exit_view analyse_exits(const evidence &ev)
+{
+	exit_view xv;
+	std::set<int> torn_down;
+	int max_task = -1;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit)
+			continue;
+		if (e.exitcode > 0 && e.signal < 0 && e.rank >= 0) {
+			const event *f = xv.first_self_exit;
+			bool earlier = !f || (e.time_us != no_time && (f->time_us == no_time || e.time_us < f->time_us)) ||
+				       (e.time_us == f->time_us && e.order < f->order);
+			if (earlier)
+				xv.first_self_exit = &e;
+		}
+		std::string tasks = e.capture("task");
+		if (!ev.tasks_are_ranks || tasks.empty())
+			continue;
+		std::vector<int> list = parse_task_list(tasks);
+		for (int t : list)
+			max_task = std::max(max_task, t);
+		if (e.role == event_role::victim)
+			torn_down.insert(list.begin(), list.end());
+	}
+	int world = std::max(ev.ranks.world_size(), max_task + 1);
+	if (!torn_down.empty() && world >= 2 && static_cast<int>(torn_down.size()) >= world - 1)
+		for (int r = 0; r < world; r++)
+			if (!torn_down.count(r))
+				xv.not_torn_down.push_back(r);
+	return xv;
 }
 
 std::string who(int rank, const std::string &host)
@@ -373,6 +453,7 @@ verdict diagnose(diagnosis_input &in)
 	candidate best;
 	std::vector<candidate> ties;    // other first faults the clocks cannot order
 	std::vector<candidate> support; // corroborating the first (same fault, other words)
+	int borrowed_rank = -1;         // the first fault named no rank; structure did
 	std::vector<candidate> timed, untimed;
 	for (const auto &c : cands)
 		(c.e->time_us != no_time ? timed : untimed).push_back(c);
@@ -437,6 +518,21 @@ verdict diagnose(diagnosis_input &in)
 				best = *named;
 			}
 		}
+		// Still no rank: how processes ended may say whose fault it was.
+		if (best.e->rank < 0 && !job_level(best.e->cls)) {
+			exit_view xv = analyse_exits(ev);
+			int borrowed = -1;
+			if (xv.first_self_exit &&
+			    (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
+				borrowed = xv.first_self_exit->rank;
+			else if (xv.not_torn_down.size() == 1)
+				borrowed = xv.not_torn_down[0];
+			if (borrowed >= 0) {
+				borrowed_rank = borrowed;
+				if (xv.first_self_exit && xv.first_self_exit->rank == borrowed)
+					support.push_back(candidate{const_cast<event *>(xv.first_self_exit), 0});
+			}
+		}
 		// A node that failed explains the transport errors and hangs of
 		// the ranks that lost it.
 		if (best.e->cls == failure_class::network || best.e->cls == failure_class::collective_hang) {
@@ -464,8 +560,11 @@ verdict diagnose(diagnosis_input &in)
 	if (best.e) {
 		first = best.e;
 		cls = best.e->cls;
-		first_rank = best.e->rank;
+		first_rank = best.e->rank >= 0 ? best.e->rank : borrowed_rank;
 		first_host = best.e->host;
+		if (first_host < 0 && first_rank >= 0)
+			if (const rank_info *ri = ev.ranks.by_rank(first_rank))
+				first_host = ri->host;
 		// A weak lead (a transport error) loses to a clear structural
 		// suspect elsewhere: the rank that stopped is the cause.
 		if (best.e->weight < 50 && hv.suspects.size() == 1 && hv.suspects[0] != first_rank &&
@@ -488,7 +587,8 @@ verdict diagnose(diagnosis_input &in)
 		});
 		if (job_level(cls))
 			confidence = have_job_end_line && have_sacct ? "high" : "medium";
-		else if (first_rank >= 0 && !tie_other_rank && !best.e->inherited_time && best.e->time_us != no_time)
+		else if (first_rank >= 0 && borrowed_rank < 0 && !tie_other_rank && !best.e->inherited_time &&
+			 best.e->time_us != no_time)
 			confidence = "high";
 		else if (first_rank >= 0 || first_host >= 0)
 			confidence = "medium";
@@ -496,6 +596,15 @@ verdict diagnose(diagnosis_input &in)
 			confidence = "low";
 		if (first && first->role == event_role::initiating && best.e->weight < 50 && confidence == "high")
 			confidence = "medium";
+	} else if (exit_view xv = analyse_exits(ev); hv.suspects.size() != 1 && xv.first_self_exit) {
+		// Nothing says why, but one rank ended on its own before the rest
+		// were taken down: it went first, for a reason the logs keep.
+		first = xv.first_self_exit;
+		cls = failure_class::unknown;
+		first_rank = first->rank;
+		first_host = first->host;
+		rank_singled_out = true;
+		confidence = "low";
 	} else if (hv.reporting > 0) {
 		cls = failure_class::collective_hang;
 		if (hv.suspects.size() == 1) {

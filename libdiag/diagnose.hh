@@ -39,5 +39,7 @@ void resolve_identities(evidence &ev);
 verdict diagnose(diagnosis_input &in);
 
 bool parse_uint_str(const std::string &s, long long &out);
+// srun's task lists: "0,2-7" -> 0 2 3 4 5 6 7.
+std::vector<int> parse_task_list(const std::string &s);
 
 } // namespace diag

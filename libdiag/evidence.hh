@@ -56,6 +56,8 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	// Whether srun's task ids are global ranks (srun started every rank).
+	bool tasks_are_ranks = true;
 	// Per host: boot time (UTC µs) when a source said so.
 	std::map<int, int64_t> boot_time;
 

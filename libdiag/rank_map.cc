@@ -59,6 +59,10 @@ void rank_map::add(const rank_info &info)
 		r.busid = info.busid;
 	if (r.host >= 0 && r.pid >= 0)
 		rm_pid[{r.host, r.pid}] = r.rank;
+	if (r.pid >= 0) {
+		auto it = rm_pid_any.find(r.pid);
+		rm_pid_any[r.pid] = it != rm_pid_any.end() && it->second != r.rank ? -2 : r.rank;
+	}
 	if (r.host >= 0 && !r.busid.empty())
 		rm_bus[{r.host, r.busid}] = r.rank;
 	if (r.host >= 0 && r.local_rank >= 0)
@@ -77,17 +81,18 @@ int rank_map::rank_of_pid(int host, int pid) const
 {
 	if (host >= 0) {
 		auto it = rm_pid.find({host, pid});
-		return it == rm_pid.end() ? -1 : it->second;
+		if (it != rm_pid.end())
+			return it->second;
 	}
-	// Without a host a pid is only trusted when it is unique.
-	int found = -1;
-	for (const auto &e : rm_pid)
-		if (e.first.second == pid) {
-			if (found >= 0)
-				return -1;
-			found = e.second;
-		}
-	return found;
+	// Otherwise a pid is only trusted when one rank has it.
+	auto it = rm_pid_any.find(pid);
+	if (it == rm_pid_any.end() || it->second < 0)
+		return -1;
+	// The same pid number on another host is another process.
+	const rank_info *ri = by_rank(it->second);
+	if (host >= 0 && ri && ri->host >= 0 && ri->host != host)
+		return -1;
+	return it->second;
 }
 
 int rank_map::rank_of_busid(int host, const std::string &busid) const

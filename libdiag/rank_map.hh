@@ -39,6 +39,7 @@ public:
 private:
 	std::map<int, rank_info> rm_ranks;
 	std::map<std::pair<int, int>, int> rm_pid;
+	std::map<int, int> rm_pid_any; // pid -> rank, -2 when two ranks share it
 	std::map<std::pair<int, std::string>, int> rm_bus;
 	std::map<std::pair<int, int>, int> rm_local;
 	int rm_world = 0;

@@ -20,6 +20,7 @@ constexpr kind_name kind_names[] = {
 	{"job_end", rule_kind::job_end},   {"task_exit", rule_kind::task_exit},
 	{"progress", rule_kind::progress}, {"xid", rule_kind::xid},
 	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
+	{"handled", rule_kind::handled},
 };
 
 std::string where(const std::string &path, int line)

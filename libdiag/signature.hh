@@ -24,6 +24,7 @@ enum class rule_kind {
 	xid,
 	watchdog,
 	boot_time,
+	handled,
 };
 
 // Which readers a rule applies to.

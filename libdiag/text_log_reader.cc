@@ -68,6 +68,11 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 struct writer_state {
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
+	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	bool traceback_handled = false;  // the open traceback follows a handler's line
+	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
+	int block_rank = -1;
+	uint64_t block_rank_line = 0;
 };
 
 } // namespace
@@ -181,6 +186,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				ev.last_progress[writer_key(file, key)] = line_no;
 				return;
 			}
+			if (r->kind == rule_kind::handled) {
+				writers[key].handled_line = line_no;
+				return;
+			}
 			event e;
 			fill_event_from_match(e, *r, caps, id.body);
 			e.file = file;
@@ -211,15 +220,36 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					e.inherited_time = true;
 				}
 			}
+			writer_state &w = writers[key];
 			if (r->kind == rule_kind::traceback) {
-				writers[key].traceback_line = line_no;
+				w.traceback_line = line_no;
+				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
 				return;
 			}
 			if (r->kind == rule_kind::exception) {
-				// Remember whether a traceback of this writer led here.
-				if (writers[key].traceback_line && line_no - writers[key].traceback_line < 2000)
-					e.captures.emplace_back("traceback_line", std::to_string(writers[key].traceback_line));
-				writers[key].traceback_line = 0;
+				// Remember whether a traceback of this writer led here, and
+				// whether a handler printed it.
+				if (w.traceback_line && line_no - w.traceback_line < 2000) {
+					e.captures.emplace_back("traceback_line", std::to_string(w.traceback_line));
+					if (w.traceback_handled)
+						e.decoy = true;
+				}
+				w.traceback_line = 0;
+				w.traceback_handled = false;
+			}
+			// torchrun's failure block: "rank : R (local_rank: L)" then
+			// "exitcode : X (pid: P)" tie a global rank to a pid.
+			if (r->role == event_role::context && e.rank >= 0 && e.pid < 0 && e.kind == rule_kind::plain) {
+				w.block_rank = e.rank;
+				w.block_rank_line = line_no;
+			} else if (r->role == event_role::context && e.rank < 0 && e.pid > 0 && w.block_rank >= 0 &&
+				   line_no - w.block_rank_line <= 2) {
+				rank_info ri;
+				ri.rank = w.block_rank;
+				ri.pid = e.pid;
+				ri.host = e.host;
+				ev.ranks.add(ri);
+				w.block_rank = -1;
 			}
 			if (r->kind == rule_kind::rank_map) {
 				rank_info ri;
