@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <unordered_map>
 
 namespace diag {
@@ -63,6 +64,47 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 	if (after.substr(0, colon).find(' ') != std::string_view::npos)
 		return {};
 	return host;
+}
+
+// A progress bar redraws without a newline, so the next writer's line is
+// glued to it ("... 1.37it/s, loss=2.6][rank3]:Traceback ..."): split after
+// the bar, and before a rank prefix that starts mid-line.
+template <typename F>
+void split_glued(std::string_view seg, F &&fn)
+{
+	for (int guard = 0; guard < 64 && !seg.empty(); guard++) {
+		size_t cut = std::string_view::npos;
+		for (std::string_view unit : {std::string_view("it/s"), std::string_view("s/it")}) {
+			size_t u = seg.find(unit);
+			while (u != std::string_view::npos) {
+				size_t close = seg.find(']', u);
+				if (close != std::string_view::npos && close - u < 160 && close + 1 < seg.size()) {
+					cut = std::min(cut, close + 1);
+					break;
+				}
+				u = seg.find(unit, u + 1);
+			}
+		}
+		size_t r = seg.find("[rank", 1);
+		while (r != std::string_view::npos) {
+			size_t k = r + 5;
+			while (k < seg.size() && seg[k] >= '0' && seg[k] <= '9')
+				k++;
+			if (k > r + 5 && k + 1 < seg.size() && seg[k] == ']' && seg[k + 1] == ':' && seg[r - 1] != ' ') {
+				cut = std::min(cut, r);
+				break;
+			}
+			r = seg.find("[rank", r + 1);
+		}
+		if (cut == std::string_view::npos || cut == 0 || cut >= seg.size()) {
+			fn(seg);
+			return;
+		}
+		fn(seg.substr(0, cut));
+		seg = seg.substr(cut);
+	}
+	if (!seg.empty())
+		fn(seg);
 }
 
 struct writer_state {
@@ -140,7 +182,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 
 	while (lr.next(raw)) {
 		uint64_t line_no = lr.line_no();
-		cleaner.for_each_segment(raw, [&](std::string_view seg) {
+		auto process = [&](std::string_view seg) {
 			line_identity id;
 			if (kind == source_kind::kernel_log)
 				id.body = seg;
@@ -273,7 +315,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
 				untimed.push_back(idx);
-		});
+		};
+		cleaner.for_each_segment(raw, [&](std::string_view seg) { split_glued(seg, process); });
 	}
 	source_file &sf = ev.source(file);
 	sf.bytes_read = lr.bytes_read();
