@@ -186,7 +186,9 @@ void drop_stale_kernel_events(evidence &ev)
 void mark_decoys(evidence &ev)
 {
 	for (auto &e : ev.events) {
-		if (e.role != event_role::initiating || e.kind == rule_kind::job_end ||
+		// Unprefixed lines share one writer: another rank's progress after
+		// them says nothing about whether this one carried on.
+		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || !e.writer_known ||
 		    ev.sources()[e.file].kind == source_kind::kernel_log)
 			continue;
 		auto it = ev.last_progress.find(writer_key(e.file, e.key));

@@ -32,6 +32,7 @@ struct event {
 	uint64_t line = 0;    // 1-based line number
 	uint64_t order = 0;   // arrival order, for deterministic ties
 	uint32_t key = 0;     // per-file writer key (rank/label), for traceback state
+	bool writer_known = false; // the line named its writer (a prefix); else key is shared
 
 	ts_value ts;              // what the line said
 	int64_t raw_us = no_time; // on the host's own clock, UTC

@@ -237,6 +237,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			e.file = file;
 			e.line = line_no;
 			e.key = key;
+			e.writer_known = ident != 0;
 			// A launcher's [rankN] prefix is the global rank; "Rank R" in a
 			// subgroup's watchdog line ([PG ID 3 ... Rank R]) is not.
 			if (id.rank >= 0)
