@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -97,16 +98,27 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 {
 	cr.reference_us = pick_reference(ev);
 	for (auto &e : ev.events) {
-		if (e.ts.kind == ts_kind::none)
-			continue;
 		ts_context ctx;
 		ctx.reference_us = cr.reference_us;
 		ctx.tz_offset_s = opts.default_tz_offset_s;
 		auto bt = ev.boot_time.find(e.host);
 		if (bt != ev.boot_time.end())
 			ctx.boot_epoch_us = bt->second;
-		if (auto v = resolve_timestamp(e.ts, ctx))
-			e.raw_us = *v;
+		std::optional<int64_t> lo, hi;
+		if (e.ts.kind != ts_kind::none)
+			lo = resolve_timestamp(e.ts, ctx);
+		if (e.inherited_time && e.ts_hi.kind != ts_kind::none)
+			hi = resolve_timestamp(e.ts_hi, ctx);
+		if (lo && hi && *hi >= *lo) {
+			// Somewhere between the lines around it: the middle, with
+			// half the gap as uncertainty.
+			e.raw_us = *lo + (*hi - *lo) / 2;
+			e.time_unc_s = static_cast<double>(*hi - *lo) / 2e6;
+		} else if (lo) {
+			e.raw_us = *lo;
+		} else if (hi) {
+			e.raw_us = *hi;
+		}
 	}
 }
 

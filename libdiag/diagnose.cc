@@ -432,7 +432,7 @@ verdict diagnose(diagnosis_input &in)
 			continue;
 		candidate c;
 		c.e = &e;
-		c.unc = clk.uncertainty(e.host) + (e.inherited_time ? 1.0 : 0.0);
+		c.unc = clk.uncertainty(e.host) + (e.inherited_time ? std::max(1.0, e.time_unc_s) : 0.0);
 		cands.push_back(c);
 	}
 	event sacct_ev;

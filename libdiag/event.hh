@@ -34,9 +34,11 @@ struct event {
 	uint32_t key = 0;     // per-file writer key (rank/label), for traceback state
 	bool writer_known = false; // the line named its writer (a prefix); else key is shared
 
-	ts_value ts;              // what the line said
+	ts_value ts;              // what the line said, or (inherited) the last time before it
+	ts_value ts_hi;           // inherited: the first time after it in the same file
 	int64_t raw_us = no_time; // on the host's own clock, UTC
-	bool inherited_time = false; // time taken from an earlier line of the same writer
+	bool inherited_time = false; // the line had no time: it lies between ts and ts_hi
+	double time_unc_s = 0;       // half the width of that interval
 	int64_t time_us = no_time;   // corrected to the common clock
 
 	// Facts captured by the signature.

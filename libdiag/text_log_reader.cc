@@ -107,6 +107,29 @@ void split_glued(std::string_view seg, F &&fn)
 		fn(seg);
 }
 
+// "[Rank 3] ..." or "[PG ID 0 PG GUID 0(default_pg) Rank 3] ..." in a line a
+// signature did not capture the rank from. Only the default process group's
+// rank is global.
+int body_rank(std::string_view body)
+{
+	size_t p = body.find("Rank ");
+	while (p != std::string_view::npos) {
+		size_t k = p + 5, d = k;
+		while (k < body.size() && body[k] >= '0' && body[k] <= '9')
+			k++;
+		if (k > d && k - d < 8 && k < body.size() && body[k] == ']') {
+			size_t open = body.rfind('[', p);
+			if (open != std::string_view::npos && body.find(']', open) >= p) {
+				std::string_view tag = body.substr(open + 1, p - open - 1);
+				if (tag.empty() || tag.rfind("PG ID 0 ", 0) == 0 || tag.rfind("PG 0 ", 0) == 0)
+					return static_cast<int>(to_ll(body.substr(d, k - d)));
+			}
+		}
+		p = body.find("Rank ", p + 5);
+	}
+	return -1;
+}
+
 struct writer_state {
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
@@ -216,9 +239,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (ts) {
 				writers[key].last_ts = *ts;
 				file_last_ts = *ts;
+				// Lines without a time since the last stamped line happened
+				// no later than this one.
 				for (long i : untimed) {
-					ev.events[static_cast<size_t>(i)].ts = *ts;
-					ev.events[static_cast<size_t>(i)].inherited_time = true;
+					event &u = ev.events[static_cast<size_t>(i)];
+					u.ts_hi = *ts;
+					u.inherited_time = true;
 				}
 				untimed.clear();
 			}
@@ -244,6 +270,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = id.rank;
 			else if (std::string_view pg = caps.get("pg"); !pg.empty() && pg != "0")
 				e.rank = -1;
+			else if (e.rank < 0)
+				e.rank = body_rank(id.body);
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
@@ -312,7 +340,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				if (!nr.empty())
 					ev.ranks.note_world_size(static_cast<int>(to_ll(nr)));
 			}
-			bool timeless = e.ts.kind == ts_kind::none;
+			bool timeless = !ts;
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
 				untimed.push_back(idx);
