@@ -114,11 +114,12 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 			// half the gap as uncertainty.
 			e.raw_us = *lo + (*hi - *lo) / 2;
 			e.time_unc_s = static_cast<double>(*hi - *lo) / 2e6;
-		} else if (lo) {
+		} else if (lo && !e.inherited_time) {
 			e.raw_us = *lo;
-		} else if (hi) {
-			e.raw_us = *hi;
 		}
+		// An inherited time bounded on one side only says little (the last
+		// stamped line may be an hour before): such a line stays untimed
+		// and is placed by what it says, not when.
 	}
 }
 
