@@ -305,6 +305,30 @@ exit_view analyse_exits(const evidence &ev)
 	return xv;
 }
 
+// A fault while the job was still starting is a launch failure whatever it
+// says (an NCCL communicator that failed to initialise for lack of memory
+// or a network path): no rank ever reported progress, and the failing rank
+// never completed NCCL init while others did, or NCCL says it failed in its
+// init or bootstrap code.
+bool during_startup(const evidence &ev, const event &e)
+{
+	if (!ev.last_progress.empty())
+		return false;
+	for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
+		if (e.text.find(where) != std::string::npos)
+			return true;
+	if (e.rank < 0)
+		return false;
+	bool others = false;
+	for (const auto &x : ev.events)
+		if (x.kind == rule_kind::rank_map && x.rank >= 0) {
+			if (x.rank == e.rank)
+				return false;
+			others = true;
+		}
+	return others;
+}
+
 std::string who(int rank, const std::string &host)
 {
 	if (rank >= 0 && !host.empty())
@@ -578,6 +602,9 @@ verdict diagnose(diagnosis_input &in)
 				first_host = ri->host;
 			first = nullptr;
 		}
+		if ((cls == failure_class::network || cls == failure_class::cuda_oom || cls == failure_class::cuda_error) &&
+		    first && during_startup(ev, *first))
+			cls = failure_class::launch_failure;
 		if (job_level(cls)) {
 			first_rank = -1;
 			if (cls != failure_class::node_failure)
