@@ -306,14 +306,21 @@ exit_view analyse_exits(const evidence &ev)
 }
 
 // A fault while the job was still starting is a launch failure whatever it
-// says (an NCCL communicator that failed to initialise for lack of memory
-// or a network path): no rank ever reported progress, and the failing rank
-// never completed NCCL init while others did, or NCCL says it failed in its
-// init or bootstrap code.
+// says. Nothing had run yet: no rank reported progress and no collective
+// beyond the first completed. PyTorch creates NCCL communicators at the
+// first collective, so an NCCL transport error then is an NCCL init failure;
+// a CUDA error counts only when NCCL says it failed in its init code or the
+// rank never completed NCCL init while others did (an out-of-memory in the
+// first forward pass is not a launch failure).
 bool during_startup(const evidence &ev, const event &e)
 {
 	if (!ev.last_progress.empty())
 		return false;
+	for (const auto &x : ev.events)
+		if (x.last_completed > 1 || x.seq > 2)
+			return false;
+	if (e.cls == failure_class::network)
+		return true;
 	for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
 		if (e.text.find(where) != std::string::npos)
 			return true;
