@@ -3,7 +3,9 @@
 #include "rank_map.hh"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace diag {
@@ -207,6 +209,38 @@ struct hang_view {
 
 // Watchdog structure: ranks that enqueued less than everyone else, or the
 // one rank missing from a flood of timeouts, are where progress stopped.
+// How each rank's process ended, as signal numbers (0: an exit code), from
+// task exit lines and torchrun's failure blocks ("rank : R (local_rank: L)"
+// followed by "exitcode : X (pid: P)").
+std::map<int, int> rank_exit_signals(const evidence &ev)
+{
+	std::map<int, int> out;
+	std::vector<const event *> byline;
+	for (const auto &e : ev.events) {
+		if (e.dropped)
+			continue;
+		if (e.kind == rule_kind::task_exit && e.rank >= 0 && (e.signal > 0 || e.exitcode != INT32_MIN))
+			out.emplace(e.rank, e.signal > 0 ? e.signal : 0);
+		if (e.role == event_role::context && e.kind == rule_kind::plain)
+			byline.push_back(&e);
+	}
+	std::sort(byline.begin(), byline.end(), [](const event *a, const event *b) {
+		return a->file != b->file ? a->file < b->file : a->line < b->line;
+	});
+	for (size_t i = 1; i < byline.size(); i++) {
+		const event *a = byline[i - 1], *b = byline[i];
+		if (a->file == b->file && b->line - a->line <= 2 && !a->capture("rank").empty() &&
+		    !b->capture("exitcode").empty() && b->capture("rank").empty()) {
+			long long r;
+			if (!parse_uint_str(a->capture("rank"), r))
+				continue;
+			int code = b->exitcode;
+			out.emplace(static_cast<int>(r), code < 0 ? -code : 0);
+		}
+	}
+	return out;
+}
+
 hang_view analyse_watchdogs(const evidence &ev)
 {
 	hang_view hv;
@@ -252,15 +286,22 @@ hang_view analyse_watchdogs(const evidence &ev)
 			}
 		}
 	}
-	// Who is missing: every other rank of a known world reported a timeout.
+	// Who is missing: every other rank of a known world was waiting in a
+	// collective (its watchdog reported, or aborted it: SIGABRT).
 	int world = ev.ranks.world_size();
-	if (world >= 2 && hv.reporting >= 1 && hv.reporting == world - 1) {
-		for (int r = 0; r < world; r++)
-			if (!reporting.count(r)) {
-				hv.suspects.push_back(r);
-				hv.why = "every other rank of " + std::to_string(world) + " timed out waiting in collective" +
-					 (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it did not";
-			}
+	if (world >= 2 && hv.reporting >= 1) {
+		std::set<int> waiting = reporting;
+		for (const auto &x : rank_exit_signals(ev))
+			if (x.second == 6)
+				waiting.insert(x.first);
+		if (static_cast<int>(waiting.size()) == world - 1)
+			for (int r = 0; r < world; r++)
+				if (!waiting.count(r)) {
+					hv.suspects.push_back(r);
+					hv.why = "every other rank of " + std::to_string(world) +
+						 " was waiting in collective" +
+						 (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it was not";
+				}
 	}
 	return hv;
 }
@@ -334,6 +375,24 @@ bool during_startup(const evidence &ev, const event &e)
 			others = true;
 		}
 	return others;
+}
+
+// Ranks whose process died of SIGKILL: the kernel's OOM killer (or an
+// admin) at work when it is one rank, the launcher's teardown when many.
+std::vector<int> sigkilled_ranks(const evidence &ev)
+{
+	std::vector<int> out;
+	for (const auto &x : rank_exit_signals(ev))
+		if (x.second == 9)
+			out.push_back(x.first);
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.signal != 9 || !ev.tasks_are_ranks)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			if (std::find(out.begin(), out.end(), t) == out.end())
+				out.push_back(t);
+	}
+	return out;
 }
 
 std::string who(int rank, const std::string &host)
@@ -487,6 +546,8 @@ verdict diagnose(diagnosis_input &in)
 	std::vector<candidate> ties;    // other first faults the clocks cannot order
 	std::vector<candidate> support; // corroborating the first (same fault, other words)
 	int borrowed_rank = -1;         // the first fault named no rank; structure did
+	int common_mode = 0;            // ranks that hit the same fault at once
+	int common_host = -1;
 	std::vector<candidate> timed, untimed;
 	for (const auto &c : cands)
 		(c.e->time_us != no_time ? timed : untimed).push_back(c);
@@ -554,8 +615,11 @@ verdict diagnose(diagnosis_input &in)
 		// Still no rank: how processes ended may say whose fault it was.
 		if (best.e->rank < 0 && !job_level(best.e->cls)) {
 			exit_view xv = analyse_exits(ev);
+			std::vector<int> killed = sigkilled_ranks(ev);
 			int borrowed = -1;
-			if (xv.first_self_exit &&
+			if (best.e->cls == failure_class::host_oom && killed.size() == 1)
+				borrowed = killed[0];
+			else if (xv.first_self_exit &&
 			    (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
 				borrowed = xv.first_self_exit->rank;
 			else if (xv.not_torn_down.size() == 1)
@@ -564,6 +628,30 @@ verdict diagnose(diagnosis_input &in)
 				borrowed_rank = borrowed;
 				if (xv.first_self_exit && xv.first_self_exit->rank == borrowed)
 					support.push_back(candidate{const_cast<event *>(xv.first_self_exit), 0});
+			}
+		}
+		// The same fault on many ranks at once (an import error everywhere,
+		// every agent's rendezvous timing out) is the environment's, not
+		// one rank's: nobody is singled out.
+		{
+			std::set<int> same;
+			std::set<int> hosts;
+			for (const auto &c : cands) {
+				if (c.e->rank < 0 || (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id))
+					continue;
+				bool together = c.e->time_us == no_time || best.e->time_us == no_time ||
+						std::fabs(static_cast<double>(c.e->time_us - best.e->time_us)) / 1e6 <=
+							c.unc + best.unc + 1.0;
+				if (together) {
+					same.insert(c.e->rank);
+					hosts.insert(c.e->host);
+				}
+			}
+			int world = ev.ranks.world_size();
+			size_t need = world >= 2 && world < 3 ? static_cast<size_t>(world) : 3;
+			if (same.size() >= need) {
+				common_mode = static_cast<int>(same.size());
+				common_host = hosts.size() == 1 ? *hosts.begin() : -1;
 			}
 		}
 		// A node that failed explains the transport errors and hangs of
@@ -612,6 +700,10 @@ verdict diagnose(diagnosis_input &in)
 		if ((cls == failure_class::network || cls == failure_class::cuda_oom || cls == failure_class::cuda_error) &&
 		    first && during_startup(ev, *first))
 			cls = failure_class::launch_failure;
+		if (common_mode > 0) {
+			first_rank = -1;
+			first_host = common_host;
+		}
 		if (job_level(cls)) {
 			first_rank = -1;
 			if (cls != failure_class::node_failure)
@@ -632,6 +724,23 @@ verdict diagnose(diagnosis_input &in)
 			confidence = "low";
 		if (first && first->role == event_role::initiating && best.e->weight < 50 && confidence == "high")
 			confidence = "medium";
+		if (common_mode > 0)
+			confidence = "medium";
+	} else if (std::vector<int> killed = sigkilled_ranks(ev); hv.suspects.size() != 1 && killed.size() == 1) {
+		// One process SIGKILLed and nothing else to say: the OOM killer's
+		// signature, though its own line was not among the logs.
+		cls = failure_class::host_oom;
+		first_rank = killed[0];
+		if (const rank_info *ri = ev.ranks.by_rank(first_rank))
+			first_host = ri->host;
+		for (const auto &e : ev.events)
+			if (!e.dropped && e.kind == rule_kind::task_exit && e.signal == 9 &&
+			    (e.rank == first_rank || parse_task_list(e.capture("task")) == std::vector<int>{first_rank})) {
+				first = &e;
+				break;
+			}
+		rank_singled_out = true;
+		confidence = "low";
 	} else if (exit_view xv = analyse_exits(ev); hv.suspects.size() != 1 && xv.first_self_exit) {
 		// Nothing says why, but one rank ended on its own before the rest
 		// were taken down: it went first, for a reason the logs keep.
@@ -737,14 +846,17 @@ verdict diagnose(diagnosis_input &in)
 					     : std::to_string(hv.reporting) + " ranks timed out in collectives" +
 					       (hv.seq >= 0 ? " (SeqNum=" + std::to_string(hv.seq) + ")" : std::string()) +
 					       "; the logs do not single out the rank that stopped";
-	} else if (cls == failure_class::unknown) {
+	} else if (cls == failure_class::unknown && !rank_singled_out) {
 		v.summary = phrase;
+	} else if (common_mode > 0) {
+		v.summary = std::to_string(common_mode) + " ranks at once" +
+			    (first_host >= 0 ? " on " + ev.host_name(first_host) : std::string()) + ": " + phrase;
 	} else {
 		bool rule_phrase = first && first->r && !first->r->summary.empty();
 		v.summary = (rank_singled_out ? who(first_rank, v.first_host) : std::string("a rank")) +
 			    (rule_phrase ? ": " : " ") + phrase;
 	}
-	if (!v.victims.empty() && cls != failure_class::unknown)
+	if (!v.victims.empty() && rank_singled_out && common_mode == 0)
 		v.summary += "; " + std::to_string(v.victims.size()) + " other rank" + (v.victims.size() == 1 ? "" : "s") +
 			     (hv.reporting > 0 ? " timed out or failed after it" : " failed after it");
 
