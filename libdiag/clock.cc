@@ -94,13 +94,99 @@ double clock_result::uncertainty(int host) const
 	return it->second.uncertainty_s;
 }
 
+namespace {
+
+bool is_local(const ts_value &v)
+{
+	return v.kind == ts_kind::local || v.kind == ts_kind::local_no_year;
+}
+
+// The zone of local times, when not configured: the offset (a multiple of a
+// quarter hour) that puts the most local-time events inside the span of the
+// absolute ones (epoch stamps, ISO times with a zone, sacct --json); zero
+// unless another offset clearly does better.
+int infer_zone(const evidence &ev, int64_t reference_us)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	auto widen = [&](int64_t t) {
+		lo = std::min(lo, t);
+		hi = std::max(hi, t);
+	};
+	if (!ev.job.times_local) {
+		if (ev.job.start_us != no_time)
+			widen(ev.job.start_us);
+		if (ev.job.end_us != no_time)
+			widen(ev.job.end_us);
+	}
+	std::vector<int64_t> local;
+	for (const auto &e : ev.events) {
+		if (e.inherited_time)
+			continue;
+		if (e.ts.kind == ts_kind::absolute)
+			widen(e.ts.epoch_us);
+		else if (is_local(e.ts)) {
+			ts_context c;
+			c.reference_us = reference_us;
+			if (auto v = resolve_timestamp(e.ts, c))
+				local.push_back(*v);
+		}
+	}
+	if (lo == INT64_MAX || local.empty())
+		return 0;
+	const int64_t slack = 30 * 60 * us_per_s;
+	auto inside = [&](int z) {
+		size_t n = 0;
+		for (int64_t t : local) {
+			int64_t u = t - static_cast<int64_t>(z) * us_per_s;
+			if (u >= lo - slack && u <= hi + slack)
+				n++;
+		}
+		return n;
+	};
+	size_t at_zero = inside(0);
+	if (at_zero * 2 >= local.size())
+		return 0;
+	int best = 0;
+	size_t best_n = at_zero;
+	for (int z = -14 * 3600; z <= 14 * 3600; z += 900) {
+		size_t n = inside(z);
+		if (n > best_n || (n == best_n && std::abs(z) < std::abs(best)))
+			best = z, best_n = n;
+	}
+	return best_n * 2 > local.size() ? best : 0;
+}
+
+} // namespace
+
 void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 {
 	cr.reference_us = pick_reference(ev);
+	cr.zone_offset_s = opts.default_tz_offset_s;
+	if (!opts.tz_given) {
+		int z = infer_zone(ev, cr.reference_us);
+		if (z != 0) {
+			cr.zone_offset_s = z;
+			cr.zone_inferred = true;
+			if (ev.job.times_local) {
+				// sacct -P printed the controller's local time.
+				int64_t shift = static_cast<int64_t>(z) * us_per_s;
+				if (ev.job.start_us != no_time)
+					ev.job.start_us -= shift;
+				if (ev.job.end_us != no_time)
+					ev.job.end_us -= shift;
+			}
+		}
+	} else if (ev.job.times_local && opts.default_tz_offset_s != 0) {
+		int64_t shift = static_cast<int64_t>(opts.default_tz_offset_s) * us_per_s;
+		if (ev.job.start_us != no_time)
+			ev.job.start_us -= shift;
+		if (ev.job.end_us != no_time)
+			ev.job.end_us -= shift;
+	}
 	for (auto &e : ev.events) {
 		ts_context ctx;
 		ctx.reference_us = cr.reference_us;
-		ctx.tz_offset_s = opts.default_tz_offset_s;
+		ctx.tz_offset_s = cr.zone_offset_s;
 		auto bt = ev.boot_time.find(e.host);
 		if (bt != ev.boot_time.end())
 			ctx.boot_epoch_us = bt->second;

@@ -22,11 +22,14 @@ struct clock_result {
 	double default_uncertainty_s = 2.0; // for hosts with nothing to align on
 	bool aligned = false;               // at least two hosts shared an anchor
 	int64_t reference_us = no_time;     // the instant used for year inference
+	int zone_offset_s = 0;              // zone used for local times without one
+	bool zone_inferred = false;         // ... found by lining local times up with absolute ones
 	double uncertainty(int host) const;
 };
 
 struct clock_options {
 	int default_tz_offset_s = 0;
+	bool tz_given = false; // the zone was configured: do not infer it
 };
 
 // Resolves every event's ts to raw_us (host clock, UTC).

@@ -1,5 +1,6 @@
 #include "diagnose.hh"
 
+#include "plugin_records.hh"
 #include "rank_map.hh"
 
 #include <algorithm>
@@ -94,6 +95,7 @@ void resolve_identities(evidence &ev)
 {
 	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
 	ev.tasks_are_ranks = tasks_are_ranks;
+	apply_plugin_records(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.task >= 0 && tasks_are_ranks)
 			e.rank = e.task;
@@ -129,8 +131,9 @@ void resolve_identities(evidence &ev)
 			if (!t.empty() && parse_uint_str(t, v))
 				e.rank = static_cast<int>(v);
 		}
-		if (e.host < 0 && e.rank >= 0)
-			if (const rank_info *ri = ev.ranks.by_rank(e.rank))
+		if (e.rank >= 0)
+			if (const rank_info *ri = ev.ranks.by_rank(e.rank); ri && ri->host >= 0 &&
+			    (e.host < 0 || (ri->host_authoritative && ev.sources()[e.file].kind != source_kind::kernel_log)))
 				e.host = ri->host;
 		if (e.rank >= 0)
 			ev.ranks.note_world_size(e.rank + 1);

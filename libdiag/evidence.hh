@@ -30,8 +30,18 @@ struct job_facts {
 	std::string state_detail; // e.g. "CANCELLED by 0"
 	std::string exit_code, derived_exit_code, reason;
 	int64_t start_us = no_time, end_us = no_time;
+	bool times_local = false; // sacct -P prints local times (read as UTC until the zone is known)
 	std::string nodelist;
 	std::vector<std::pair<std::string, std::string>> steps; // step id, state
+};
+
+// A task as the SPANK plugin recorded it.
+struct plugin_task {
+	int task = -1;       // Slurm global task id
+	int node = -1;       // Slurm node name (interned host)
+	int hostname = -1;   // the host name the task saw (what NCCL prints)
+	int pid = -1;
+	int local_task = -1;
 };
 
 class evidence {
@@ -56,6 +66,7 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	std::vector<plugin_task> plugin_tasks;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;
 	// Per host: boot time (UTC µs) when a source said so.

@@ -2,7 +2,6 @@
 
 #include "fr_analysis.hh"
 
-#include <jansson.h>
 
 namespace diag {
 
@@ -46,74 +45,6 @@ hang_structure analyse_fr_paths(const std::vector<std::string> &paths, evidence 
 		hs.anchors.push_back(std::move(pts));
 	}
 	return hs;
-}
-
-namespace {
-
-bool one_record(json_t *o, evidence &ev)
-{
-	if (!json_is_object(o))
-		return false;
-	auto integer = [&](std::initializer_list<const char *> keys) -> long long {
-		for (const char *k : keys) {
-			json_t *v = json_object_get(o, k);
-			if (json_is_integer(v))
-				return json_integer_value(v);
-		}
-		return -1;
-	};
-	auto string = [&](std::initializer_list<const char *> keys) -> std::string {
-		for (const char *k : keys) {
-			json_t *v = json_object_get(o, k);
-			if (json_is_string(v))
-				return json_string_value(v);
-		}
-		return "";
-	};
-	long long rank = integer({"global_task_id", "rank", "task_global_id", "global_rank"});
-	std::string host = string({"host", "node", "hostname", "nodename"});
-	if (rank < 0 || host.empty())
-		return false;
-	rank_info ri;
-	ri.rank = static_cast<int>(rank);
-	ri.host = ev.intern_host(host);
-	long long pid = integer({"pid", "task_pid"});
-	if (pid > 0)
-		ri.pid = static_cast<int>(pid);
-	long long local = integer({"local_task_id", "local_rank", "local_id"});
-	if (local >= 0)
-		ri.local_rank = static_cast<int>(local);
-	ri.task = ri.rank;
-	ev.ranks.add(ri);
-	std::string job = string({"job_id", "jobid"});
-	long long jobn = integer({"job_id", "jobid"});
-	if (ev.job.job_id.empty()) {
-		if (!job.empty())
-			ev.job.job_id = job;
-		else if (jobn > 0)
-			ev.job.job_id = std::to_string(jobn);
-	}
-	return true;
-}
-
-} // namespace
-
-bool read_rank_records(std::string_view text, evidence &ev)
-{
-	json_error_t jerr;
-	json_t *root = json_loadb(text.data(), text.size(), 0, &jerr);
-	if (!root)
-		return false;
-	bool ok = false;
-	if (json_is_array(root)) {
-		size_t i;
-		json_t *v;
-		json_array_foreach(root, i, v) ok = one_record(v, ev) || ok;
-	} else {
-		ok = one_record(root, ev);
-	}
-	json_decref(root);
-	return ok;
 }
 
 } // namespace diag

@@ -1,5 +1,4 @@
-// Where flight-recorder dumps and the plugin's rank records meet the
-// diagnosis: dumps are analysed together, the result becomes structure
+// Where flight-recorder dumps meet the diagnosis: dumps are analysed together, the result becomes structure
 // (who never joined the collective) and clock anchors.
 #pragma once
 
@@ -17,9 +16,5 @@ bool looks_like_fr_json(std::string_view text);
 
 // Loads and analyses every dump; a dump that fails to load is a warning.
 hang_structure analyse_fr_paths(const std::vector<std::string> &paths, evidence &ev);
-
-// Rank records written by the SPANK plugin (one JSON object per task, or a
-// list): global task id, host, pid, local id. False when not such a record.
-bool read_rank_records(std::string_view text, evidence &ev);
 
 } // namespace diag

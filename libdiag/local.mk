@@ -29,6 +29,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/verdict.hh %reldir%/verdict.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	%reldir%/timeline.hh %reldir%/timeline.cc \
+	%reldir%/plugin_records.hh %reldir%/plugin_records.cc \
 	%reldir%/fr_bridge.hh %reldir%/fr_bridge.cc \
 	%reldir%/fr_pickle.hh %reldir%/fr_pickle.cc \
 	%reldir%/fr_dump.hh %reldir%/fr_dump.cc \

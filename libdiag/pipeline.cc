@@ -2,6 +2,7 @@
 
 #include "fr_bridge.hh"
 #include "line_reader.hh"
+#include "plugin_records.hh"
 #include "sacct_reader.hh"
 #include "source_sniff.hh"
 #include "text_log_reader.hh"
@@ -228,7 +229,8 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 			an_usable++;
 			return;
 		}
-		if (read_rank_records(text, an_ev)) {
+		if (read_plugin_records(text, idx, an_ev)) {
+			an_ev.source(idx).kind = source_kind::rank_map_file;
 			an_usable++;
 			return;
 		}
@@ -256,6 +258,7 @@ verdict analysis::run()
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
+	co.tz_given = an_opts.tz_given;
 	if (!an_fr_paths.empty())
 		an_fr = analyse_fr_paths(an_fr_paths, an_ev);
 	an_clock = align_clocks(an_ev, co, an_fr.anchors);
@@ -265,6 +268,13 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	if (an_clock.zone_inferred) {
+		char buf[96];
+		int z = an_clock.zone_offset_s;
+		snprintf(buf, sizeof(buf), "local times without a zone were read as UTC%c%02d:%02d (inferred)", z < 0 ? '-' : '+',
+			 std::abs(z) / 3600, std::abs(z) % 3600 / 60);
+		v.notes.push_back(buf);
+	}
 	for (const auto &w : an_ev.warnings)
 		if (w.find("bytes in the middle skipped") != std::string::npos)
 			v.notes.push_back(w);

@@ -21,6 +21,7 @@ struct pipeline_options {
 	size_t max_line = 64 * 1024;        // longer lines are read in pieces
 	bool no_follow = false;             // refuse symlinks (O_NOFOLLOW), for root
 	int default_tz_offset_s = 0;        // zone for local times without one
+	bool tz_given = false;              // default_tz_offset_s was set: do not infer a zone
 	std::string job_id;                 // used when no source names the job
 	std::function<void(const std::string &)> warn;     // skipped sources and such
 	std::function<void(const std::string &, uint64_t)> progress; // (path, bytes) per source

@@ -45,8 +45,12 @@ void rank_map::add(const rank_info &info)
 		return;
 	rank_info &r = rm_ranks[info.rank];
 	r.rank = info.rank;
-	if (info.host >= 0)
+	// Slurm's node name (from the plugin) is not overwritten by a host
+	// name a log printed: virtual nodes share one host name.
+	if (info.host >= 0 && (info.host_authoritative || !r.host_authoritative)) {
 		r.host = info.host;
+		r.host_authoritative = r.host_authoritative || info.host_authoritative;
+	}
 	if (info.pid >= 0)
 		r.pid = info.pid;
 	if (info.cuda_dev >= 0)

@@ -18,6 +18,7 @@ struct rank_info {
 	int local_rank = -1;
 	int task = -1;
 	std::string busid; // normalised: lower-case hex "0000:1b:00" form without function
+	bool host_authoritative = false; // the host is Slurm's node name (plugin record)
 };
 
 // "PCI:0000:1b:00", "0000:1B:00.0", "1b000", "00000000:1B:00.0" -> "1b:00" style key

@@ -106,6 +106,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			ev.job.exit_code = std::string(col(c_exit));
 			ev.job.derived_exit_code = std::string(col(c_dexit));
 			ev.job.start_us = sacct_time(col(c_start));
+			ev.job.times_local = true;
 			ev.job.end_us = sacct_time(col(c_end));
 			ev.job.nodelist = std::string(col(c_nodes));
 			ev.job.reason = std::string(col(c_reason));

@@ -34,7 +34,8 @@ const char *main_usage =
 	"  timeline [--json] [--around S] PATH... | -\n"
 	"                                  print the merged, clock-corrected timeline\n"
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
-	"  check-signatures [--conf DIR]   load and check the signature and knowledge files\n"
+	"  check-signatures [--conf DIR] [--literals]\n"
+	"                                  load and check the signature and knowledge files\n"
 	"  help [COMMAND]                  show help\n"
 	"\n"
 	"Options:\n"
@@ -249,6 +250,7 @@ int cmd_read_logs(mode m, int argc, char **argv)
 			const char *v = value();
 			if (!v || !parse_tz(v, po.default_tz_offset_s))
 				return usage_error("--tz needs an offset such as +02:00 or UTC");
+			po.tz_given = true;
 		} else if (a == "--job-id") {
 			const char *v = value();
 			if (!v)
@@ -360,14 +362,19 @@ int cmd_fr(int argc, char **argv)
 int cmd_check_signatures(int argc, char **argv)
 {
 	std::string conf;
+	bool literals = false;
 	for (int i = 0; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--conf" && i + 1 < argc)
 			conf = argv[++i];
+		else if (a == "--literals")
+			literals = true;
 		else if (a == "-h" || a == "--help") {
-			fputs("Usage: denpex check-signatures [--conf DIR]\n"
+			fputs("Usage: denpex check-signatures [--conf DIR] [--literals]\n"
 			      "Loads every signature file (checking each rule's samples) and the Xid and\n"
-			      "action tables; prints conflicts between rules. Exit 0 when all load.\n", stdout);
+			      "action tables; prints conflicts between rules. Exit 0 when all load.\n"
+			      "--literals prints instead the prefilter literals of all rules, one a line\n"
+			      "(for grep -F -f and rg -F -f in the benchmark).\n", stdout);
 			return exit_ok;
 		} else
 			return usage_error("unknown argument '" + a + "' for check-signatures");
@@ -379,6 +386,11 @@ int cmd_check_signatures(int argc, char **argv)
 	if (!an.init(po, err)) {
 		fprintf(stderr, "denpex: %s\n", err.c_str());
 		return 1;
+	}
+	if (literals) {
+		for (const auto &l : an.rules().all_literals())
+			printf("%s\n", l.c_str());
+		return 0;
 	}
 	for (const auto &w : an.rules().sample_conflicts())
 		printf("warning: %s\n", w.c_str());
