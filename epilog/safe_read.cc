@@ -1,0 +1,535 @@
+#include "safe_read.hh"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace denpex::epilog {
+
+namespace {
+
+// Child → parent records. Native byte order: both ends are this program.
+constexpr char rec_file = 'F';
+constexpr char rec_skip = 'S';
+constexpr char rec_end = 'E';
+constexpr size_t chunk_size = 64 * 1024;
+constexpr size_t name_max = 4096;
+
+// ---- child side -----------------------------------------------------------
+
+bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = static_cast<const char *>(p);
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		c += w;
+		n -= static_cast<size_t>(w);
+	}
+	return true;
+}
+
+bool put_str(int fd, const std::string &s)
+{
+	uint32_t n = static_cast<uint32_t>(s.size());
+	return write_all(fd, &n, sizeof(n)) && write_all(fd, s.data(), n);
+}
+
+bool put_skip(int fd, const std::string &name, const std::string &why)
+{
+	return write_all(fd, &rec_skip, 1) && put_str(fd, name) && put_str(fd, why);
+}
+
+bool put_chunk(int fd, const char *p, uint32_t n)
+{
+	return write_all(fd, &n, sizeof(n)) && (n == 0 || write_all(fd, p, n));
+}
+
+// Streams at most cap bytes of an open regular file: all of it, or its head
+// and tail with a marker line between.
+bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t cap)
+{
+	static char buf[chunk_size];
+	if (!write_all(out, &rec_file, 1) || !put_str(out, name) || !write_all(out, &size, sizeof(size)))
+		return false;
+	uint64_t head = size <= cap ? cap : cap / 2;
+	uint64_t sent = 0;
+	while (sent < head) {
+		size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), head - sent));
+		ssize_t r = read(fd, buf, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (!put_chunk(out, buf, static_cast<uint32_t>(r)))
+			return false;
+		sent += static_cast<uint64_t>(r);
+	}
+	if (size > cap) {
+		uint64_t tail = cap - head;
+		std::string mark = "\n[denpex-epilog: " + std::to_string(size - head - tail) +
+				   " bytes omitted]\n";
+		if (!put_chunk(out, mark.data(), static_cast<uint32_t>(mark.size())))
+			return false;
+		if (lseek(fd, static_cast<off_t>(size - tail), SEEK_SET) >= 0) {
+			uint64_t got = 0;
+			while (got < tail) {
+				size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), tail - got));
+				ssize_t r = read(fd, buf, want);
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					break;
+				if (!put_chunk(out, buf, static_cast<uint32_t>(r)))
+					return false;
+				got += static_cast<uint64_t>(r);
+			}
+		}
+	}
+	return put_chunk(out, nullptr, 0);
+}
+
+// Opens name (relative to dirfd, or absolute) without following a final
+// symlink and without blocking on a FIFO or device.
+int open_nofollow(int dirfd, const char *name, int extra)
+{
+	return openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | extra);
+}
+
+std::string errno_reason(int e)
+{
+	if (e == ELOOP)
+		return "is a symbolic link (not followed)";
+	return strerror(e);
+}
+
+struct walker {
+	int out;
+	uint64_t cap;
+	unsigned max_files;
+	unsigned max_depth;
+	unsigned files = 0;
+
+	bool send_path(int dirfd, const char *name, const std::string &rel)
+	{
+		int fd = open_nofollow(dirfd, name, 0);
+		if (fd < 0)
+			return put_skip(out, rel, errno_reason(errno));
+		struct stat st;
+		if (fstat(fd, &st) != 0) {
+			int e = errno;
+			close(fd);
+			return put_skip(out, rel, strerror(e));
+		}
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			return put_skip(out, rel, S_ISDIR(st.st_mode)	  ? "is a directory"
+						  : S_ISFIFO(st.st_mode) ? "is a FIFO"
+									 : "not a regular file");
+		}
+		// Regular file: blocking reads from here on (the alarm bounds them).
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		bool ok = send_fd(out, fd, rel, static_cast<uint64_t>(st.st_size), cap);
+		close(fd);
+		return ok;
+	}
+
+	bool walk(int dirfd, const std::string &prefix, unsigned depth)
+	{
+		int dup_fd = dup(dirfd);
+		if (dup_fd < 0)
+			return put_skip(out, prefix, strerror(errno));
+		DIR *d = fdopendir(dup_fd);
+		if (!d) {
+			close(dup_fd);
+			return put_skip(out, prefix, strerror(errno));
+		}
+		bool ok = true;
+		struct dirent *de;
+		while (ok && (de = readdir(d)) != nullptr) {
+			std::string n = de->d_name;
+			if (n == "." || n == "..")
+				continue;
+			std::string rel = prefix.empty() ? n : prefix + "/" + n;
+			if (rel.size() > name_max - 1)
+				continue;
+			if (++files > max_files) {
+				ok = put_skip(out, rel, "too many files; rest skipped");
+				break;
+			}
+			int sub = open_nofollow(dirfd, de->d_name, O_DIRECTORY);
+			if (sub >= 0) {
+				if (depth + 1 > max_depth)
+					ok = put_skip(out, rel, "directory too deep");
+				else
+					ok = walk(sub, rel, depth + 1);
+				close(sub);
+				continue;
+			}
+			ok = send_path(dirfd, de->d_name, rel);
+		}
+		closedir(d);
+		return ok;
+	}
+};
+
+void close_other_fds(int keep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = 3; fd < max; fd++)
+		if (fd != keep)
+			close(fd);
+}
+
+[[noreturn]] void child_main(int out, const std::string &src, bool tree, const user_cred &cred,
+			     const read_limits &lim)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+	close_other_fds(out);
+	alarm(lim.timeout_s + 1);
+	if (cred.drop) {
+		if (setgroups(0, nullptr) != 0 || setgid(cred.gid) != 0 || setuid(cred.uid) != 0 ||
+		    getuid() != cred.uid || geteuid() != cred.uid || getegid() != cred.gid) {
+			put_skip(out, src, "cannot drop privileges to the job user");
+			_exit(3);
+		}
+		// Root could regain root; anyone else must not.
+		if (cred.uid != 0 && setuid(0) == 0)
+			_exit(4);
+	}
+	walker w{out, lim.max_bytes_per_file, lim.max_files, lim.max_depth};
+	bool ok;
+	if (tree) {
+		int d = open_nofollow(AT_FDCWD, src.c_str(), O_DIRECTORY);
+		if (d < 0)
+			ok = put_skip(out, "", errno == ENOTDIR ? "not a directory (or a symbolic link)"
+								: errno_reason(errno));
+		else
+			ok = w.walk(d, "", 0);
+	} else {
+		ok = w.send_path(AT_FDCWD, src.c_str(), "");
+	}
+	if (ok)
+		write_all(out, &rec_end, 1);
+	_exit(0);
+}
+
+// ---- parent side ----------------------------------------------------------
+
+double now_s()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+struct reader {
+	int fd;
+	double deadline;
+	bool timed_out = false;
+
+	bool get(void *p, size_t n)
+	{
+		char *c = static_cast<char *>(p);
+		while (n > 0) {
+			double left = deadline - now_s();
+			if (left <= 0) {
+				timed_out = true;
+				return false;
+			}
+			struct pollfd pfd = {fd, POLLIN, 0};
+			int pr = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0) {
+				timed_out = true;
+				return false;
+			}
+			if (pr < 0)
+				return false;
+			ssize_t r = read(fd, c, n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return false;
+			c += r;
+			n -= static_cast<size_t>(r);
+		}
+		return true;
+	}
+
+	bool get_str(std::string &s, size_t max)
+	{
+		uint32_t n;
+		if (!get(&n, sizeof(n)) || n > max)
+			return false;
+		s.resize(n);
+		return n == 0 || get(&s[0], n);
+	}
+};
+
+std::string join(const std::string &a, const std::string &b)
+{
+	if (a.empty())
+		return b;
+	if (b.empty())
+		return a;
+	return a + "/" + b;
+}
+
+bool safe_relpath(const std::string &rel)
+{
+	if (rel.empty() || rel.size() >= name_max || rel[0] == '/')
+		return false;
+	size_t start = 0;
+	while (start <= rel.size()) {
+		size_t end = rel.find('/', start);
+		if (end == std::string::npos)
+			end = rel.size();
+		if (!safe_component(rel.substr(start, end - start)))
+			return false;
+		start = end + 1;
+	}
+	return true;
+}
+
+// Creates dst_dirfd/rel for writing; -1 and errno when it exists or is unsafe.
+int create_dst(int dst_dirfd, const std::string &rel)
+{
+	size_t slash = rel.rfind('/');
+	int dfd = dst_dirfd;
+	bool own = false;
+	if (slash != std::string::npos) {
+		dfd = open_subdir(dst_dirfd, rel.substr(0, slash), true);
+		if (dfd < 0)
+			return -1;
+		own = true;
+	}
+	std::string base = slash == std::string::npos ? rel : rel.substr(slash + 1);
+	int fd = openat(dfd, base.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int e = errno;
+	if (own)
+		close(dfd);
+	errno = e;
+	return fd;
+}
+
+void run_child(const std::string &src, bool tree, const user_cred &cred, const read_limits &lim,
+	       int dst_dirfd, const std::string &dst_prefix, copy_report &rep)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		rep.skipped.push_back({src, std::string("pipe: ") + strerror(errno)});
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		rep.skipped.push_back({src, std::string("fork: ") + strerror(errno)});
+		return;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_main(p[1], src, tree, cred, lim);
+	}
+	close(p[1]);
+	reader rd{p[0], now_s() + lim.timeout_s};
+	std::string stop_reason;
+	uint64_t file_cap = lim.max_bytes_per_file + 128; // room for the marker line
+	std::vector<char> buf(chunk_size);
+	for (;;) {
+		char type;
+		if (!rd.get(&type, 1)) {
+			stop_reason = rd.timed_out ? "timed out reading (hung file system?)"
+						   : "reader ended early";
+			break;
+		}
+		if (type == rec_end)
+			break;
+		std::string name;
+		if (!rd.get_str(name, name_max)) {
+			stop_reason = "bad record from reader";
+			break;
+		}
+		std::string shown = tree ? join(src, name) : src;
+		if (type == rec_skip) {
+			std::string why;
+			if (!rd.get_str(why, 1024)) {
+				stop_reason = "bad record from reader";
+				break;
+			}
+			rep.skipped.push_back({shown, why});
+			continue;
+		}
+		if (type != rec_file) {
+			stop_reason = "bad record from reader";
+			break;
+		}
+		uint64_t size;
+		if (!rd.get(&size, sizeof(size))) {
+			stop_reason = "bad record from reader";
+			break;
+		}
+		std::string rel = tree ? join(dst_prefix, name) : dst_prefix;
+		int out = -1;
+		std::string why_not;
+		if (!safe_relpath(rel))
+			why_not = "unsafe file name";
+		else if (lim.budget && *lim.budget == 0)
+			why_not = "total byte cap reached";
+		else if ((out = create_dst(dst_dirfd, rel)) < 0)
+			why_not = errno == EEXIST ? "already collected" : std::string("cannot create copy: ") + strerror(errno);
+		copied_file cf{shown, rel, size, 0, false};
+		bool broken = false;
+		for (;;) {
+			uint32_t n;
+			if (!rd.get(&n, sizeof(n)) || n > chunk_size) {
+				broken = true;
+				break;
+			}
+			if (n == 0)
+				break;
+			if (!rd.get(buf.data(), n)) {
+				broken = true;
+				break;
+			}
+			if (out < 0)
+				continue;
+			uint64_t room = file_cap - cf.bytes;
+			if (lim.budget && *lim.budget < room)
+				room = *lim.budget;
+			uint64_t w = std::min<uint64_t>(room, n);
+			if (w < n)
+				cf.truncated = true;
+			if (w > 0 && write_all(out, buf.data(), static_cast<size_t>(w))) {
+				cf.bytes += w;
+				if (lim.budget)
+					*lim.budget -= w;
+			}
+		}
+		if (size > lim.max_bytes_per_file)
+			cf.truncated = true;
+		if (out >= 0) {
+			fsync(out);
+			close(out);
+			if (broken)
+				cf.truncated = true;
+			rep.files.push_back(cf);
+		} else {
+			rep.skipped.push_back({shown, why_not});
+		}
+		if (broken) {
+			stop_reason = rd.timed_out ? "timed out reading (hung file system?)"
+						   : "reader ended early";
+			break;
+		}
+	}
+	close(p[0]);
+	// Never block on a child stuck in the kernel: kill, then reap briefly.
+	kill(pid, SIGKILL);
+	int status;
+	for (int i = 0; i < 50; i++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, nullptr);
+	}
+	if (!stop_reason.empty())
+		rep.skipped.push_back({src, stop_reason});
+}
+
+} // namespace
+
+bool safe_component(const std::string &name)
+{
+	return !name.empty() && name != "." && name != ".." && name.size() < 256 &&
+	       name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
+}
+
+int open_subdir(int dirfd, const std::string &rel, bool create)
+{
+	int cur = dup(dirfd);
+	if (cur < 0)
+		return -1;
+	size_t start = 0;
+	while (start < rel.size()) {
+		size_t end = rel.find('/', start);
+		if (end == std::string::npos)
+			end = rel.size();
+		std::string comp = rel.substr(start, end - start);
+		start = end + 1;
+		if (comp.empty())
+			continue;
+		if (!safe_component(comp)) {
+			close(cur);
+			errno = EINVAL;
+			return -1;
+		}
+		if (create && mkdirat(cur, comp.c_str(), 0700) != 0 && errno != EEXIST) {
+			int e = errno;
+			close(cur);
+			errno = e;
+			return -1;
+		}
+		int next = openat(cur, comp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(cur);
+		if (next < 0) {
+			errno = e;
+			return -1;
+		}
+		cur = next;
+	}
+	return cur;
+}
+
+user_cred cred_for_job(uid_t uid, gid_t gid)
+{
+	user_cred c;
+	if (geteuid() != 0) {
+		c.uid = geteuid();
+		c.gid = getegid();
+		c.drop = false;
+	} else {
+		c.uid = uid;
+		c.gid = gid;
+		c.drop = true;
+	}
+	return c;
+}
+
+void safe_copy_file(const std::string &src, const user_cred &cred, const read_limits &lim,
+		    int dst_dirfd, const std::string &dst_name, copy_report &rep)
+{
+	run_child(src, false, cred, lim, dst_dirfd, dst_name, rep);
+}
+
+void safe_copy_tree(const std::string &src_dir, const user_cred &cred, const read_limits &lim,
+		    int dst_dirfd, const std::string &dst_prefix, copy_report &rep)
+{
+	run_child(src_dir, true, cred, lim, dst_dirfd, dst_prefix, rep);
+}
+
+} // namespace denpex::epilog

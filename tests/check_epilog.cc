@@ -1,0 +1,529 @@
+// Unit tests of denpex-epilog's parts that need no Slurm: configuration,
+// %-expansion, the comment, the safe reader, atomic reports, kmsg lines.
+// The safe_read cases that drop privileges need root and skip otherwise.
+#include "ck_cxx.hh"
+
+#include "../epilog/comment.hh"
+#include "../epilog/config.hh"
+#include "../epilog/expand.hh"
+#include "../epilog/kmsg.hh"
+#include "../epilog/report.hh"
+#include "../epilog/safe_read.hh"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace denpex::epilog;
+
+// Compares through named strings: ck_assert_str_eq keeps a pointer past the
+// temporary's lifetime.
+#define CK_STR_EQ(a, b)                                                        \
+	do {                                                                   \
+		std::string a_ = (a), b_ = (b);                                \
+		ck_assert_str_eq(a_.c_str(), b_.c_str());                      \
+	} while (0)
+
+namespace {
+
+int rm_entry(const char *path, const struct stat *, int, struct FTW *)
+{
+	remove(path);
+	return 0;
+}
+
+std::vector<std::string> tmpdirs;
+
+void remove_tmpdirs()
+{
+	for (const std::string &d : tmpdirs)
+		nftw(d.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// A fresh directory, removed when the test's process exits.
+std::string make_tmpdir()
+{
+	char t[] = "/tmp/check_epilog.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(t));
+	chmod(t, 0755);
+	if (tmpdirs.empty())
+		atexit(remove_tmpdirs);
+	tmpdirs.push_back(t);
+	return t;
+}
+
+void put(const std::string &path, const std::string &data, mode_t mode = 0644)
+{
+	int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data.data(), data.size()), (ssize_t)data.size());
+	fchmod(fd, mode);
+	close(fd);
+}
+
+std::string slurp(const std::string &path)
+{
+	std::string out;
+	int fd = open(path.c_str(), O_RDONLY);
+	if (fd < 0)
+		return out;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		out.append(buf, (size_t)n);
+	close(fd);
+	return out;
+}
+
+bool exists(const std::string &path)
+{
+	struct stat st;
+	return lstat(path.c_str(), &st) == 0;
+}
+
+bool any_contains(const copy_report &r, const std::string &src, const std::string &what)
+{
+	for (const auto &s : r.skipped)
+		if (s.src.find(src) != std::string::npos && s.reason.find(what) != std::string::npos)
+			return true;
+	return false;
+}
+
+// Reads as nobody when root (so root-only files are unreadable), else as us.
+user_cred test_cred()
+{
+	return cred_for_job(65534, 65534);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- config
+
+START_TEST(config_defaults_when_missing)
+{
+	config_result r = config_load("/nonexistent/denpex.yaml");
+	ck_assert(r.errors.empty());
+	ck_assert(!r.file_found);
+	ck_assert_str_eq(r.cfg.spool_dir.c_str(), "/var/spool/denpex");
+	ck_assert_uint_eq(r.cfg.deadline_s, 60);
+	ck_assert(r.cfg.comment_field == comment_field::comment);
+}
+END_TEST
+
+START_TEST(config_parses_every_key)
+{
+	const char *y = "spool_dir: /s\nstate_dir: /st\nreport_dir: /r\nconf_dir: /c\n"
+			"deadline_s: 30\nnode_wait_s: 5\nread_timeout_s: 3\n"
+			"max_bytes_per_file: 2M\nmax_total_bytes: 1G\nkernel_max_bytes: 64K\n"
+			"kernel_slack_s: 10\ncomment_field: admin_comment\ncomment_max_bytes: 100\n"
+			"diagnose_states: [failed, TIMEOUT]\nkernel_log: none\n"
+			"diagnose_in: slurmctld\nkeep_state: true\n";
+	config_result r = config_parse_string(y, "t.yaml");
+	for (auto &e : r.errors)
+		fprintf(stderr, "%s\n", e.c_str());
+	ck_assert(r.errors.empty());
+	const config &c = r.cfg;
+	ck_assert_str_eq(c.spool_dir.c_str(), "/s");
+	ck_assert_str_eq(c.state_dir.c_str(), "/st");
+	ck_assert_str_eq(c.report_dir.c_str(), "/r");
+	ck_assert_str_eq(c.conf_dir.c_str(), "/c");
+	ck_assert_uint_eq(c.deadline_s, 30);
+	ck_assert_uint_eq(c.node_wait_s, 5);
+	ck_assert_uint_eq(c.read_timeout_s, 3);
+	ck_assert_uint_eq(c.max_bytes_per_file, 2u << 20);
+	ck_assert_uint_eq(c.max_total_bytes, 1ull << 30);
+	ck_assert_uint_eq(c.kernel_max_bytes, 64u << 10);
+	ck_assert_uint_eq(c.kernel_slack_s, 10);
+	ck_assert(c.comment_field == comment_field::admin_comment);
+	ck_assert_uint_eq(c.comment_max_bytes, 100);
+	ck_assert_uint_eq(c.diagnose_states.size(), 2);
+	ck_assert(config_state_wanted(c, "FAILED"));
+	ck_assert(!config_state_wanted(c, "CANCELLED"));
+	ck_assert(c.kernel_log == kernel_source::none);
+	ck_assert(c.diagnose_in == diagnose_site::slurmctld);
+	ck_assert(c.keep_state);
+}
+END_TEST
+
+START_TEST(config_garbage_gives_defaults)
+{
+	const char *bad[] = {"\x01\x02\xff garbage {{{ ::: [", "just a scalar", "- a\n- b\n",
+			     "a: {nested: map}\n", "deadline_s: [1, 2\n", "x: &a 1\ny: *a\n"};
+	for (const char *b : bad) {
+		config_result r = config_parse_string(b, "g.yaml");
+		ck_assert_msg(!r.errors.empty(), "no error for %s", b);
+		ck_assert_str_eq(r.cfg.report_dir.c_str(), "/var/log/denpex");
+		ck_assert_uint_eq(r.cfg.deadline_s, 60);
+	}
+}
+END_TEST
+
+START_TEST(config_bad_values_keep_defaults)
+{
+	config_result r = config_parse_string("deadline_s: -5\nspool_dir: relative/path\n"
+					      "comment_field: both\nmax_total_bytes: 12Q\n"
+					      "diagnose_states: [FAILED, BOGUS]\nunknown_key: 1\n"
+					      "report_dir: /ok\n",
+					      "b.yaml");
+	ck_assert_uint_eq(r.errors.size(), 6);
+	ck_assert_uint_eq(r.cfg.deadline_s, 60);
+	ck_assert_str_eq(r.cfg.spool_dir.c_str(), "/var/spool/denpex");
+	ck_assert(r.cfg.comment_field == comment_field::comment);
+	ck_assert_uint_eq(r.cfg.max_total_bytes, 256ull << 20);
+	ck_assert_uint_eq(r.cfg.diagnose_states.size(), 8);
+	ck_assert_str_eq(r.cfg.report_dir.c_str(), "/ok");
+	// Errors name the file and line.
+	ck_assert(r.errors[0].find("b.yaml:1: deadline_s") != std::string::npos);
+}
+END_TEST
+
+START_TEST(config_file_not_regular)
+{
+	config_result r = config_load("/tmp");
+	ck_assert(!r.errors.empty());
+	ck_assert_uint_eq(r.cfg.deadline_s, 60);
+}
+END_TEST
+
+START_TEST(config_shipped_file_parses)
+{
+	config_result r = config_load(TEST_CONFDIR "/denpex.yaml");
+	for (auto &e : r.errors)
+		fprintf(stderr, "%s\n", e.c_str());
+	ck_assert(r.file_found);
+	ck_assert(r.errors.empty());
+}
+END_TEST
+
+// ---------------------------------------------------------------- expand
+
+START_TEST(expand_patterns)
+{
+	expand_vars v;
+	v.job_id = "123";
+	v.user = "alice";
+	v.job_name = "train";
+	v.node = "node1";
+	v.array_job = "120";
+	v.array_task = "3";
+	CK_STR_EQ(expand_pattern("/d/out-%j.txt", v), "/d/out-123.txt");
+	CK_STR_EQ(expand_pattern("%x_%u_%N_%A_%a_%t_%n_%%", v),
+			 "train_alice_node1_120_3_0_0_%");
+	CK_STR_EQ(expand_pattern("slurm-%8j.out", v), "slurm-00000123.out");
+	CK_STR_EQ(expand_pattern("%5x", v), "train");
+	CK_STR_EQ(expand_pattern("a%qb%", v), "a%qb%");
+	CK_STR_EQ(expand_pattern("/d/out\\%j", v), "/d/out%j");
+	CK_STR_EQ(resolve_path("out.txt", "/home/a"), "/home/a/out.txt");
+	CK_STR_EQ(resolve_path("/abs", "/home/a"), "/abs");
+}
+END_TEST
+
+// ---------------------------------------------------------------- comment
+
+START_TEST(comment_strip_and_cap)
+{
+	std::string s = comment_sanitize("denpex: cuda_oom\x1b[31m rank 3\n on\tnode1:\x7f x | y", 200);
+	ck_assert_str_eq(s.c_str(), "denpex: cuda_oom[31m rank 3 on node1: x / y");
+	std::string c1 = "a\xc2\x85" "b"; // C1 control NEL
+	CK_STR_EQ(comment_sanitize(c1, 100), "ab");
+	CK_STR_EQ(comment_sanitize("a\xff\xfe" "b", 100), "ab");
+	std::string utf = "r\xc3\xa9sum\xc3\xa9";
+	CK_STR_EQ(comment_sanitize(utf, 100), utf);
+	// Never cut inside a UTF-8 sequence.
+	CK_STR_EQ(comment_sanitize(utf, 2), "r");
+	std::string longs(1000, 'x');
+	ck_assert_uint_eq(comment_sanitize(longs, 250).size(), 250);
+}
+END_TEST
+
+START_TEST(comment_verdict_keeps_action)
+{
+	std::string line = "denpex: collective_hang rank 1 on node1: " + std::string(400, 'c') +
+			   " -> investigate";
+	std::string v = comment_verdict(line, 120);
+	ck_assert_uint_le(v.size(), 120);
+	ck_assert(v.rfind("denpex: collective_hang rank 1 on node1: ", 0) == 0);
+	const std::string tail = "c... -> investigate";
+	ck_assert(v.compare(v.size() - tail.size(), tail.size(), tail) == 0);
+	CK_STR_EQ(comment_verdict("denpex: time_limit: hit -> raise_time_limit\n", 120),
+		  "denpex: time_limit: hit -> raise_time_limit");
+	// No arrow: plain cut.
+	ck_assert_uint_eq(comment_verdict(std::string(300, 'x'), 100).size(), 100);
+}
+END_TEST
+
+START_TEST(comment_append_idempotent)
+{
+	std::string v = "denpex: cuda_oom rank 3 on node1: OOM -> reduce_memory";
+	auto a = comment_compose("", v);
+	ck_assert(a.has_value());
+	CK_STR_EQ(a->c_str(), v);
+	auto b = comment_compose("my run 7", v);
+	ck_assert(b.has_value());
+	CK_STR_EQ(b->c_str(), ("my run 7; " + v));
+	ck_assert(!comment_compose(*b, v).has_value());
+	ck_assert(!comment_compose(std::string(comment_field_max, 'u'), v).has_value());
+	ck_assert(!comment_compose("x", "").has_value());
+}
+END_TEST
+
+// ---------------------------------------------------------------- safe_read
+
+START_TEST(safe_read_copies_regular_file)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	chmod(st.c_str(), 0700);
+	put(d + "/log", "hello\nworld\n");
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.budget = &budget;
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	safe_copy_file(d + "/log", test_cred(), lim, sfd, "job/stdout", rep);
+	ck_assert_uint_eq(rep.files.size(), 1);
+	CK_STR_EQ(slurp(st + "/job/stdout"), "hello\nworld\n");
+	struct stat sb;
+	ck_assert_int_eq(stat((st + "/job/stdout").c_str(), &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0600);
+	ck_assert_uint_eq(budget, (1 << 20) - 12);
+	// A second copy to the same name is refused, the first kept.
+	copy_report rep2;
+	safe_copy_file(d + "/log", test_cred(), lim, sfd, "job/stdout", rep2);
+	ck_assert(any_contains(rep2, "log", "already collected"));
+	close(sfd);
+}
+END_TEST
+
+START_TEST(safe_read_refuses_symlink_to_root_only)
+{
+	if (geteuid() != 0)
+		return; // needs root to drop privileges
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	chmod(st.c_str(), 0700);
+	std::string secret = d + "/secret";
+	put(secret, "ROOTONLY-SECRET\n", 0600);
+	ck_assert_int_eq(symlink(secret.c_str(), (d + "/out").c_str()), 0);
+	ck_assert_int_eq(symlink("/etc/shadow", (d + "/shadow").c_str()), 0);
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.budget = &budget;
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	safe_copy_file(d + "/out", test_cred(), lim, sfd, "a", rep);
+	safe_copy_file(d + "/shadow", test_cred(), lim, sfd, "b", rep);
+	// Even without a symlink, the user cannot read root's file.
+	safe_copy_file(secret, test_cred(), lim, sfd, "c", rep);
+	ck_assert_uint_eq(rep.files.size(), 0);
+	ck_assert(any_contains(rep, "out", "symbolic link"));
+	ck_assert(any_contains(rep, "secret", "denied"));
+	ck_assert(!exists(st + "/a") && !exists(st + "/b") && !exists(st + "/c"));
+	// A symlinked directory in a tree is not followed either.
+	std::string tree = d + "/tree";
+	mkdir(tree.c_str(), 0755);
+	put(tree + "/ok.log", "fine\n");
+	ck_assert_int_eq(symlink("/root", (tree + "/rootdir").c_str()), 0);
+	ck_assert_int_eq(symlink(secret.c_str(), (tree + "/s").c_str()), 0);
+	copy_report rep2;
+	safe_copy_tree(tree, test_cred(), lim, sfd, "spool", rep2);
+	ck_assert_uint_eq(rep2.files.size(), 1);
+	CK_STR_EQ(slurp(st + "/spool/ok.log"), "fine\n");
+	ck_assert(any_contains(rep2, "rootdir", "symbolic link"));
+	ck_assert(any_contains(rep2, "/s", "symbolic link"));
+	close(sfd);
+}
+END_TEST
+
+START_TEST(safe_read_refuses_fifo_dir_device)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	chmod(st.c_str(), 0700);
+	ck_assert_int_eq(mkfifo((d + "/fifo").c_str(), 0666), 0);
+	mkdir((d + "/dir").c_str(), 0755);
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.budget = &budget;
+	lim.timeout_s = 5;
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	struct timeval a, b;
+	gettimeofday(&a, nullptr);
+	safe_copy_file(d + "/fifo", test_cred(), lim, sfd, "f", rep);
+	safe_copy_file(d + "/dir", test_cred(), lim, sfd, "g", rep);
+	safe_copy_file("/dev/zero", test_cred(), lim, sfd, "h", rep);
+	safe_copy_file(d + "/missing", test_cred(), lim, sfd, "i", rep);
+	gettimeofday(&b, nullptr);
+	ck_assert_int_lt(b.tv_sec - a.tv_sec, 3); // no hang on the FIFO
+	ck_assert_uint_eq(rep.files.size(), 0);
+	ck_assert(any_contains(rep, "fifo", "FIFO"));
+	ck_assert(any_contains(rep, "dir", "directory"));
+	ck_assert(any_contains(rep, "/dev/zero", "not a regular file"));
+	ck_assert(any_contains(rep, "missing", "No such file"));
+	// A tree holding a FIFO (the plugin's pipe/ dir) skips it and goes on.
+	put(d + "/dir/a.log", "a\n");
+	ck_assert_int_eq(mkfifo((d + "/dir/pipe").c_str(), 0666), 0);
+	copy_report rep2;
+	safe_copy_tree(d + "/dir", test_cred(), lim, sfd, "t", rep2);
+	ck_assert_uint_eq(rep2.files.size(), 1);
+	ck_assert(any_contains(rep2, "pipe", "FIFO"));
+	close(sfd);
+}
+END_TEST
+
+START_TEST(safe_read_caps_size_head_and_tail)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	chmod(st.c_str(), 0700);
+	// A 5 GB sparse file: only head and tail are read, quickly.
+	std::string big = d + "/big.log";
+	int fd = open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "HEAD-LINE\n", 10), 10);
+	ck_assert_int_eq(ftruncate(fd, 5ll << 30), 0);
+	ck_assert_int_eq(pwrite(fd, "TAIL-LINE\n", 10, (5ll << 30) - 10), 10);
+	close(fd);
+	uint64_t budget = 1 << 30;
+	read_limits lim;
+	lim.budget = &budget;
+	lim.max_bytes_per_file = 64 * 1024;
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	struct timeval a, b;
+	gettimeofday(&a, nullptr);
+	safe_copy_file(big, test_cred(), lim, sfd, "big", rep);
+	gettimeofday(&b, nullptr);
+	ck_assert_int_lt(b.tv_sec - a.tv_sec, 3);
+	ck_assert_uint_eq(rep.files.size(), 1);
+	ck_assert(rep.files[0].truncated);
+	std::string got = slurp(st + "/big");
+	ck_assert_uint_le(got.size(), 64 * 1024 + 128);
+	ck_assert(got.compare(0, 10, "HEAD-LINE\n") == 0);
+	ck_assert(got.size() >= 10 && got.compare(got.size() - 10, 10, "TAIL-LINE\n") == 0);
+	ck_assert(got.find("bytes omitted]") != std::string::npos);
+	unlink(big.c_str());
+	// The total budget stops further copies.
+	budget = 5;
+	copy_report rep2;
+	put(d + "/small", "0123456789");
+	safe_copy_file(d + "/small", test_cred(), lim, sfd, "small", rep2);
+	ck_assert_uint_eq(budget, 0);
+	CK_STR_EQ(slurp(st + "/small"), "01234");
+	copy_report rep3;
+	safe_copy_file(d + "/small", test_cred(), lim, sfd, "small2", rep3);
+	ck_assert(any_contains(rep3, "small", "total byte cap"));
+	close(sfd);
+}
+END_TEST
+
+START_TEST(safe_read_tree_names_stay_inside)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	chmod(st.c_str(), 0700);
+	mkdir((d + "/nccl").c_str(), 0755);
+	put(d + "/nccl/nccl.node1.42.log", "x\n");
+	put(d + "/..hidden", "y\n");
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.budget = &budget;
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	safe_copy_tree(d, test_cred(), lim, sfd, "spool", rep);
+	ck_assert_uint_eq(rep.files.size(), 2);
+	ck_assert(exists(st + "/spool/nccl/nccl.node1.42.log"));
+	ck_assert(exists(st + "/spool/..hidden"));
+	// A vanished or symlinked spool dir is reported, not fatal.
+	copy_report rep2;
+	safe_copy_tree(d + "/gone", test_cred(), lim, sfd, "spool2", rep2);
+	ck_assert_uint_eq(rep2.files.size(), 0);
+	ck_assert_uint_eq(rep2.skipped.size(), 1);
+	ck_assert_int_eq(symlink(d.c_str(), (d + "/link").c_str()), 0);
+	copy_report rep3;
+	safe_copy_tree(d + "/link", test_cred(), lim, sfd, "spool3", rep3);
+	ck_assert_uint_eq(rep3.files.size(), 0);
+	ck_assert(!safe_component("..") && !safe_component("") && !safe_component("a/b") &&
+		  safe_component("..x"));
+	close(sfd);
+}
+END_TEST
+
+// ---------------------------------------------------------------- report
+
+START_TEST(report_atomic_private)
+{
+	std::string d = make_tmpdir() + "/reports/sub";
+	std::string err;
+	ck_assert_msg(ensure_private_dir(d, 0750, err), "%s", err.c_str());
+	ck_assert(write_atomic(d, "7.json", "{}\n", 0640, err));
+	ck_assert(write_atomic(d, "7.json", "{\"a\":1}\n", 0640, err));
+	CK_STR_EQ(slurp(d + "/7.json"), "{\"a\":1}\n");
+	struct stat sb;
+	ck_assert_int_eq(stat((d + "/7.json").c_str(), &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0640);
+	// No temp files left behind.
+	ck_assert(!exists(d + "/.7.json"));
+	// A world-writable or symlinked report dir is refused.
+	std::string w = make_tmpdir();
+	chmod(w.c_str(), 0777);
+	ck_assert(!ensure_private_dir(w, 0750, err));
+	std::string l = make_tmpdir() + "/l";
+	ck_assert_int_eq(symlink(d.c_str(), l.c_str()), 0);
+	ck_assert(!ensure_private_dir(l, 0750, err));
+}
+END_TEST
+
+// ---------------------------------------------------------------- kmsg
+
+START_TEST(kmsg_record_format)
+{
+	// boot at epoch 1000; record at 5.5 s after boot.
+	std::string l = kmsg_format("3,812,5500000,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n SUBSYSTEM=pci\n",
+				    1000.0, 1000, 2000, "node1");
+	ck_assert_str_eq(l.c_str(), "1970-01-01T00:16:45.500000+0000 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n");
+	ck_assert(kmsg_format("3,1,1000000,-;early\n", 1000.0, 1500, 2000, "n").empty());
+	ck_assert(kmsg_format("garbage", 1000.0, 0, 2000, "n").empty());
+}
+END_TEST
+
+int main()
+{
+	Suite *s = suite_create("epilog");
+	TCase *tc;
+	tc = tcase_create("config");
+	tcase_add_test(tc, config_defaults_when_missing);
+	tcase_add_test(tc, config_parses_every_key);
+	tcase_add_test(tc, config_garbage_gives_defaults);
+	tcase_add_test(tc, config_bad_values_keep_defaults);
+	tcase_add_test(tc, config_file_not_regular);
+	tcase_add_test(tc, config_shipped_file_parses);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("expand");
+	tcase_add_test(tc, expand_patterns);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("comment");
+	tcase_add_test(tc, comment_strip_and_cap);
+	tcase_add_test(tc, comment_verdict_keeps_action);
+	tcase_add_test(tc, comment_append_idempotent);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("safe_read");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, safe_read_copies_regular_file);
+	tcase_add_test(tc, safe_read_refuses_symlink_to_root_only);
+	tcase_add_test(tc, safe_read_refuses_fifo_dir_device);
+	tcase_add_test(tc, safe_read_caps_size_head_and_tail);
+	tcase_add_test(tc, safe_read_tree_names_stay_inside);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("report");
+	tcase_add_test(tc, report_atomic_private);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kmsg");
+	tcase_add_test(tc, kmsg_record_format);
+	suite_add_tcase(s, tc);
+	return diag_ck_run(s);
+}

@@ -1,0 +1,19 @@
+# tests/epilog.mk: denpex-epilog's unit tests (Check) and its end-to-end
+# test on a real Slurm (root; skips outside CI when not root, fails in CI).
+if HAVE_CHECK
+if BUILD_EPILOG
+check_PROGRAMS += tests/check_epilog
+TESTS += tests/check_epilog
+endif
+endif
+tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
+	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
+	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc
+tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
+
+if BUILD_EPILOG
+TESTS += %reldir%/slurm/epilog_integration.sh
+endif
+EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py

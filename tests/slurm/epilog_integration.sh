@@ -1,0 +1,371 @@
+#!/bin/sh
+# denpex-epilog end to end on a real Slurm (munge, MariaDB, slurmdbd,
+# slurmctld, two slurmd on loopback, from tests/slurm/testbed), with the
+# SPANK plugin and the epilog installed as an admin would: a plugstack line,
+# and denpex-epilog as the node Epilog and as EpilogSlurmctld.
+#
+# Jobs of a fake training program (tests/slurm/fake_train.py, 4 ranks on
+# 2 nodes) fail in the usual ways; sacct's Comment must name the class and
+# the first rank, the admin report must exist, no node may be drained. Then
+# hostile cases: a symlink to root-only files, a 5 GB sparse log, a vanished
+# spool dir and a FIFO, a garbage config, slurmdbd stopped. Each: exit 0
+# within the deadline, node undrained, no root-only byte in any output.
+#
+# Run by `make check` (env: top_srcdir, top_builddir). Needs root: not root
+# is a SKIP (77) outside CI and a failure in CI ($CI set). Starts the
+# testbed if it is not up and stops it again if it started it
+# (DENPEX_TESTBED_KEEP=1 keeps it). Settings: DENPEX_TESTBED_DIR,
+# DENPEX_TESTBED_PORT_BASE, DENPEX_TESTBED_USER (see tests/slurm/testbed),
+# DENPEX_EPILOG (default $top_builddir/denpex-epilog), DENPEX_SPANK_PLUGIN
+# (default $top_builddir/spank/.libs/spank_denpex.so), KEEP=1 (keep the
+# work dir). Prints "N passed, N failed"; exit 1 if anything failed.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "epilog_integration: needs root (Slurm daemons, job user switching)"
+	if [ -n "${CI:-}" ]; then echo "0 passed, 1 failed"; exit 1; fi
+	exit 77
+fi
+
+TESTBED=$top_srcdir/tests/slurm/testbed
+export DENPEX_TESTBED_DIR=${DENPEX_TESTBED_DIR:-/tmp/denpex-testbed}
+TESTBED_DIR=$DENPEX_TESTBED_DIR
+EPILOG=${DENPEX_EPILOG:-$top_builddir/denpex-epilog}
+SPANK_SO=${DENPEX_SPANK_PLUGIN:-$top_builddir/spank/.libs/spank_denpex.so}
+WORK=$TESTBED_DIR/epilog-it.$$
+DEADLINE=30
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "PASS: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check "what" command...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+	exit $?
+}
+die() {
+	bad "$*"
+	finish
+}
+
+# ---------------------------------------------------------------- setup
+for f in "$EPILOG" "$SPANK_SO" "$here/fake_train.py"; do
+	[ -e "$f" ] || die "missing $f (build first)"
+done
+command -v python3 >/dev/null || die "python3 not found"
+# A libtool wrapper relinks on first use; do that now, not inside Slurm.
+"$EPILOG" --version >/dev/null 2>&1 || die "$EPILOG --version failed"
+
+# One Slurm integration test at a time on this testbed (make -j check).
+mkdir -p "$(dirname "$TESTBED_DIR")"
+exec 8>"$TESTBED_DIR.tests.lock"
+flock -w 900 8 || die "another test holds $TESTBED_DIR.tests.lock"
+started=0
+# The daemons must not inherit the lock's fd (8>&-), or they hold it forever.
+if ! bash "$TESTBED" status >/dev/null 2>&1 8>&-; then
+	bash "$TESTBED" start 8>&- || die "the Slurm testbed did not start"
+	started=1
+fi
+eval "$(bash "$TESTBED" env)" || die "testbed env"
+export SLURM_CONF
+unset DENPEX NCCL_DEBUG NCCL_DEBUG_FILE SLURM_JOB_ID SLURM_JOBID
+restart_testbed() { bash "$TESTBED" start >/dev/null 2>&1 8>&-; }
+PLUG=$TESTBED_DIR/etc/plugstack.conf.d/denpex.conf
+HOOK=$TESTBED_DIR/etc/epilog.d/50-denpex-epilog
+CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
+VHOOK=$TESTBED_DIR/etc/epilog.d/40-denpex-test-vanish
+cleanup() {
+	rm -f "$PLUG" "$HOOK" "$CHOOK" "$VHOOK"
+	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
+	if [ $started = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
+		bash "$TESTBED" stop >/dev/null 2>&1 8>&-
+	fi
+}
+trap cleanup EXIT
+
+JOBUSER=${DENPEX_TESTBED_USER-denpexuser}
+[ -n "$JOBUSER" ] && id "$JOBUSER" >/dev/null 2>&1 || die "job user $JOBUSER missing (the testbed creates it)"
+rm -rf "$WORK"
+mkdir -p "$WORK/spool" "$WORK/state" "$WORK/reports" "$WORK/jobs"
+chmod 755 "$WORK" "$WORK/spool"
+chmod 1777 "$WORK/jobs"
+cp "$here/fake_train.py" "$WORK/jobs/fake_train.py"
+chmod 755 "$WORK/jobs/fake_train.py"
+CONF=$WORK/denpex.yaml
+write_conf() { # write_conf [comment_field [diagnose_in]]
+	cat >"$CONF" <<CONF
+spool_dir: $WORK/spool
+state_dir: $WORK/state
+report_dir: $WORK/reports
+conf_dir: ${DENPEX_CONF_DIR:-$top_srcdir/conf}
+deadline_s: $DEADLINE
+node_wait_s: 6
+read_timeout_s: 5
+max_bytes_per_file: 1M
+max_total_bytes: 64M
+comment_field: ${1:-comment}
+diagnose_in: ${2:-node}
+CONF
+}
+write_conf
+# A root-only secret that no output may ever contain.
+SECRET=$WORK/secret
+TOKEN="DENPEX-ROOT-ONLY-$$-$RANDOM$RANDOM"
+echo "$TOKEN" >"$SECRET"
+chmod 600 "$SECRET"
+SHADOW_LINE=$(head -n 1 /etc/shadow)
+
+RUNS=$WORK/epilog-runs.log
+echo "required $SPANK_SO spool=$WORK/spool" >"$PLUG"
+# The hook only times the epilog; Slurm's Epilog= could name denpex-epilog
+# itself (no arguments: it reads $(sysconfdir)/denpex/denpex.yaml).
+for h in "$HOOK" "$CHOOK"; do
+	cat >"$h" <<HOOK
+#!/bin/sh
+t0=\$(date +%s%N)
+"$EPILOG" -c "$CONF"
+rc=\$?
+t1=\$(date +%s%N)
+echo "job=\$SLURM_JOB_ID node=\${SLURMD_NODENAME:-ctld} rc=\$rc ms=\$(( (t1 - t0) / 1000000 ))" >>"$RUNS"
+exit \$rc
+HOOK
+	chmod 755 "$h"
+done
+
+# Test only: runs before the epilog and deletes the spool dir of jobs that
+# ask for it (as a wiped node-local spool would look). The job itself cannot:
+# the spool root is root's, and the plugin recreates the dir at task exit.
+cat >"$VHOOK" <<HOOK
+#!/bin/sh
+[ -e "$WORK/jobs/vanish-\$SLURM_JOB_ID" ] && rm -rf "$WORK/spool/\$SLURM_JOB_ID"
+exit 0
+HOOK
+chmod 755 "$VHOOK"
+
+# ---------------------------------------------------------------- helpers
+submit() { # submit NAME [sbatch options...] -- script body
+	local name=$1
+	shift
+	local opts=()
+	while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+	shift
+	local script=$WORK/jobs/$name.sh
+	printf '#!/bin/bash\n%s\n' "$*" >"$script"
+	chmod 755 "$script"
+	su -s /bin/sh "$JOBUSER" -c "cd $WORK/jobs && SLURM_CONF=$SLURM_CONF sbatch --parsable -J $name -N2 --ntasks-per-node=2 -o $WORK/jobs/$name-%j.out -e $WORK/jobs/$name-%j.err ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
+}
+# Waits until every node's epilog (2) and EpilogSlurmctld logged a run.
+wait_epilogs() {
+	local j=$1 i n
+	for i in $(seq 1 240); do
+		n=$(grep -c "^job=$j " "$RUNS" 2>/dev/null)
+		if [ "${n:-0}" -ge 3 ]; then return 0; fi
+		sleep 0.5
+	done
+	return 1
+}
+comment_of() { sacct -n -X -j "$1" -o Comment%400 | sed 's/^ *//; s/ *$//'; }
+state_of() { sacct -n -X -j "$1" -o State%30 | awk '{print $1}'; }
+wait_state() { # job, state
+	local i
+	for i in $(seq 1 120); do
+		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.25
+	done
+	return 1
+}
+epilog_ok() { # all runs of the job: rc 0 and within the deadline
+	local j=$1
+	local lines
+	lines=$(grep "^job=$j " "$RUNS" 2>/dev/null)
+	[ -n "$lines" ] || return 1
+	echo "$lines" | awk -v d=$((DEADLINE * 1000 + 3000)) '
+		{ split($3, a, "="); split($4, b, "="); if (a[2] != 0 || b[2] > d) bad = 1 }
+		END { exit bad }'
+}
+matches() { echo "$1" | grep -Eq -- "$2"; }
+no_drain() { ! sinfo -h -N -o "%N %T" | grep -qi drain; }
+report_has() { grep -q -- "$2" "$WORK/reports/$1.txt" 2>/dev/null; }
+nothing_secret() { # no byte of the secret or of /etc/shadow in any output
+	! grep -rqF -- "$TOKEN" "$WORK/reports" "$WORK/state" "$TESTBED_DIR/records" 2>/dev/null &&
+	! grep -rqF -- "$SHADOW_LINE" "$WORK/reports" "$WORK/state" 2>/dev/null &&
+	! sacct -n -a -X -o Comment%1000 -S now-1hour | grep -qF -- "$TOKEN"
+}
+expect_verdict() { # job, label, regex on the Comment
+	local j=$1 what=$2 re=$3 c
+	if ! wait_epilogs "$j"; then bad "$what: epilogs of job $j did not finish"; return; fi
+	c=$(comment_of "$j")
+	if echo "$c" | grep -Eq -- "$re"; then ok "$what: Comment '$c'"; else bad "$what: Comment '$c' !~ /$re/"; fi
+	check "$what: report exists" test -s "$WORK/reports/$j.txt" -a -s "$WORK/reports/$j.json"
+	check "$what: report root-only" test "$(stat -c '%U %a' "$WORK/reports/$j.txt")" = "root 640"
+	check "$what: epilog exit 0 within ${DEADLINE}s on every node" epilog_ok "$j"
+	check "$what: no node drained" no_drain
+}
+TRAIN="srun -l --kill-on-bad-exit=0 python3 $WORK/jobs/fake_train.py"
+
+# ---------------------------------------------------------------- failures
+j_exc=$(submit exc --comment=user-note -- "$TRAIN exception --culprit 2")
+j_kill=$(submit kill -- "$TRAIN sigkill --culprit 1")
+j_oom=$(submit oom -- "$TRAIN cuda_oom --culprit 3")
+j_ok=$(submit ok -- "$TRAIN success")
+[ -n "$j_exc" ] && [ -n "$j_kill" ] && [ -n "$j_oom" ] && [ -n "$j_ok" ] || { cat "$WORK/sbatch.err"; die "sbatch"; }
+
+expect_verdict "$j_exc" "exception" '^user-note; denpex: python_exception rank 2 on node2'
+# Idempotent: the epilog run again by hand with the same environment leaves
+# one verdict, after the user's note.
+rerun_epilog() { # job node
+	local env_args=() l
+	while IFS= read -r l; do env_args+=("$l"); done <"$TESTBED_DIR/records/epilog/$1.$2.env"
+	env -i "${env_args[@]}" SLURM_CONF="$SLURM_CONF" "$EPILOG" -c "$CONF" >/dev/null 2>&1
+}
+if [ -s "$TESTBED_DIR/records/epilog/$j_exc.node1.env" ]; then
+	before=$(comment_of "$j_exc")
+	rerun_epilog "$j_exc" node1
+	check "rerun: exit 0" test $? = 0
+	after=$(comment_of "$j_exc")
+	check "rerun: Comment unchanged ('$after')" test "$before" = "$after"
+	check "rerun: one verdict" test "$(echo "$after" | grep -o 'denpex:' | wc -l)" = 1
+else
+	bad "rerun: no recorded epilog environment of job $j_exc"
+fi
+expect_verdict "$j_kill" "SIGKILL" '^denpex: [a-z_]+ rank 1 on node1'
+expect_verdict "$j_oom" "CUDA OOM" '^denpex: cuda_oom rank 3 on node2'
+if wait_epilogs "$j_ok"; then
+	c=$(comment_of "$j_ok")
+	check "success: no verdict (Comment '$c')" test -z "$c"
+	check "success: no report" test ! -e "$WORK/reports/$j_ok.txt"
+	check "success: epilog exit 0" epilog_ok "$j_ok"
+else
+	bad "success: epilogs did not finish"
+fi
+
+# Opted out: nothing diagnosed, nothing written.
+j_off=$(submit off --denpex=off -- "$TRAIN exception --culprit 1")
+if wait_epilogs "$j_off"; then
+	c=$(comment_of "$j_off")
+	check "--denpex=off: no verdict (Comment '$c')" test -z "$c"
+	check "--denpex=off: no report" test ! -e "$WORK/reports/$j_off.txt"
+	check "--denpex=off: epilog exit 0" epilog_ok "$j_off"
+else
+	bad "--denpex=off: epilogs did not finish"
+fi
+
+j_tl=$(submit tl -- "$TRAIN hang")
+j_cx=$(submit cx -- "$TRAIN hang")
+wait_state "$j_tl" RUNNING && wait_state "$j_cx" RUNNING
+sleep 2.5
+scontrol update jobid="$j_tl" EndTime=now
+scancel "$j_cx"
+expect_verdict "$j_tl" "time limit" '^denpex: time_limit'
+check "time limit: state TIMEOUT" test "$(state_of "$j_tl")" = TIMEOUT
+expect_verdict "$j_cx" "scancel" '^denpex: user_cancel'
+
+# ---------------------------------------------------------------- hostile
+# stdout a symlink to /etc/shadow, stderr to a root-only file, and a spool
+# file linked to it; the job (as $JOBUSER) plants them before it fails.
+j_ln=$(submit symlink -- "$TRAIN exception --culprit 0
+d=\$(dirname \"\$NCCL_DEBUG_FILE\" 2>/dev/null)
+o=$WORK/jobs/symlink-\$SLURM_JOB_ID.out; e=$WORK/jobs/symlink-\$SLURM_JOB_ID.err
+[ -n \"\$NCCL_DEBUG_FILE\" ] || d=$WORK/spool/\$SLURM_JOB_ID/nccl
+ln -sf $SECRET \$d/evil.log
+rm -f \$o \$e; ln -s /etc/shadow \$o; ln -s $SECRET \$e
+exit 1")
+expect_verdict "$j_ln" "symlinks" '^denpex: '
+check "symlinks: refused in the report" report_has "$j_ln" "symbolic link"
+check "symlinks: no root-only byte anywhere" nothing_secret
+
+# A 5 GB sparse stdout.
+j_big=$(submit big -- "$TRAIN exception --culprit 1
+truncate -s 5G $WORK/jobs/big-\$SLURM_JOB_ID.out
+exit 1")
+expect_verdict "$j_big" "5 GB sparse log" '^denpex: '
+check "5 GB sparse log: head and tail only" report_has "$j_big" "head and tail only"
+
+# The spool dir vanished, stderr replaced by a FIFO.
+j_gone=$(submit gone -- "$TRAIN exception --culprit 1
+touch $WORK/jobs/vanish-\$SLURM_JOB_ID
+e=$WORK/jobs/gone-\$SLURM_JOB_ID.err; rm -f \$e; mkfifo \$e
+exit 1")
+expect_verdict "$j_gone" "vanished spool dir" '^denpex: '
+check "vanished spool dir: reported" report_has "$j_gone" "No such file"
+check "FIFO stderr: refused" report_has "$j_gone" "FIFO"
+
+# A garbage config: logged, defaults used (reports then go to the default
+# report dir; removed again below), exit 0, node undrained.
+printf '\001\002 {{{ garbage: [\n\377\n' >"$CONF"
+def_reports=/var/log/denpex
+def_state=/var/spool/denpex
+had_reports=$([ -d $def_reports ] && echo 1)
+had_state=$([ -d $def_state ] && echo 1)
+had_state_sub=$([ -d $def_state/.epilog ] && echo 1)
+j_cfg=$(submit cfg -- "$TRAIN exception --culprit 1")
+if wait_epilogs "$j_cfg"; then
+	check "garbage config: epilog exit 0 within deadline" epilog_ok "$j_cfg"
+	check "garbage config: no node drained" no_drain
+	check "garbage config: error logged" grep -q "config: $CONF" "$TESTBED_DIR/records/epilog/$j_cfg.node1.out"
+else
+	bad "garbage config: epilogs did not finish"
+fi
+write_conf
+rm -f "$def_reports/$j_cfg.txt" "$def_reports/$j_cfg.json"
+[ -n "$had_reports" ] || rm -rf "$def_reports"
+[ -n "$had_state_sub" ] || rm -rf "$def_state/.epilog"
+[ -n "$had_state" ] || rm -rf "$def_state"
+
+# comment_field: admin_comment puts the verdict into AdminComment only.
+write_conf admin_comment
+j_adm=$(submit adm --comment=mine -- "$TRAIN cuda_oom --culprit 0")
+if wait_epilogs "$j_adm"; then
+	a=$(sacct -n -X -j "$j_adm" -o AdminComment%400 | sed 's/^ *//; s/ *$//')
+	c=$(comment_of "$j_adm")
+	check "admin_comment: AdminComment '$a'" matches "$a" '^denpex: cuda_oom rank 0 on node1'
+	check "admin_comment: Comment untouched ('$c')" test "$c" = mine
+else
+	bad "admin_comment: epilogs did not finish"
+fi
+
+# diagnose_in: slurmctld: the node Epilogs gather, EpilogSlurmctld diagnoses.
+write_conf comment slurmctld
+j_ctl=$(submit ctl -- "$TRAIN cuda_oom --culprit 2")
+if wait_epilogs "$j_ctl"; then
+	c=$(comment_of "$j_ctl")
+	check "diagnose_in slurmctld: Comment '$c'" matches "$c" '^denpex: cuda_oom rank 2 on node2'
+	check "diagnose_in slurmctld: diagnosed by slurmctld" report_has "$j_ctl" "diagnosed on: slurmctld"
+	check "diagnose_in slurmctld: epilogs exit 0" epilog_ok "$j_ctl"
+else
+	bad "diagnose_in slurmctld: epilogs did not finish"
+fi
+write_conf
+
+# slurmdbd stopped while the job ends: the report is still written, the
+# epilog still exits 0 in time, the node stays up.
+j_db=$(submit db -- "sleep 3; $TRAIN exception --culprit 1")
+wait_state "$j_db" RUNNING
+dbd_pid=$(cat "$TESTBED_DIR/run/slurmdbd.pid" 2>/dev/null)
+if [ -n "$dbd_pid" ] && kill "$dbd_pid" 2>/dev/null; then
+	if wait_epilogs "$j_db"; then
+		check "slurmdbd down: epilog exit 0 within deadline" epilog_ok "$j_db"
+		check "slurmdbd down: no node drained" no_drain
+		check "slurmdbd down: report written" test -s "$WORK/reports/$j_db.txt"
+	else
+		bad "slurmdbd down: epilogs did not finish"
+	fi
+else
+	bad "slurmdbd down: could not stop slurmdbd (no $TESTBED_DIR/run/slurmdbd.pid)"
+fi
+restart_testbed || bad "testbed restart after stopping slurmdbd"
+
+check "no root-only byte in any output (all jobs)" nothing_secret
+check "no node drained at the end" no_drain
+finish
