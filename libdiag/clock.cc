@@ -12,7 +12,7 @@ namespace diag {
 namespace {
 
 // Watchdog polling and enqueue jitter bound how well one anchor pins a clock.
-constexpr double min_uncertainty_s = 0.25;
+constexpr double min_uncertainty_s = 0.05;
 
 double median(std::vector<double> v)
 {
@@ -44,14 +44,31 @@ int64_t pick_reference(const evidence &ev)
 }
 
 // One true moment seen by several hosts: per host, the median of what its
-// clock said.
-using moment = std::map<int, double>;
+// clock said, and how precisely that pins the moment (seconds).
+struct reading {
+	double t = 0;
+	double sigma = 0;
+};
+using moment = std::map<int, reading>;
 
-moment to_moment(const std::map<int, std::vector<double>> &per_host)
+// floor_sigma: how precisely one reading marks the moment (an NCCL
+// bootstrap barrier tens of ms; a watchdog timeout, up to the spread of the
+// ranks' enqueue times); the spread of a host's readings says more when
+// there are several.
+moment to_moment(const std::map<int, std::vector<double>> &per_host, double floor_sigma)
 {
 	moment m;
-	for (const auto &h : per_host)
-		m[h.first] = median(h.second);
+	for (const auto &h : per_host) {
+		double med = median(h.second);
+		double sigma = floor_sigma;
+		if (h.second.size() >= 3) {
+			std::vector<double> dev;
+			for (double x : h.second)
+				dev.push_back(std::fabs(x - med));
+			sigma = std::max(floor_sigma * 0.7, 1.4826 * median(dev) / std::sqrt(static_cast<double>(h.second.size())));
+		}
+		m[h.first] = reading{med, sigma};
+	}
 	return m;
 }
 
@@ -77,11 +94,93 @@ std::vector<moment> log_moments(const evidence &ev)
 	std::vector<moment> out;
 	for (const auto &s : by_seq)
 		if (s.second.size() >= 2)
-			out.push_back(to_moment(s.second));
+			out.push_back(to_moment(s.second, 1.0));
 	for (const auto &c : by_comm)
 		if (c.second.size() >= 2)
-			out.push_back(to_moment(c.second));
+			out.push_back(to_moment(c.second, 0.05));
 	return out;
+}
+
+struct sample {
+	double c = 0;     // the moment's common time
+	double o = 0;     // this host's offset then
+	double sigma = 0; // how precise
+};
+
+// One host's offset at time T from its samples. Moments near T decide when
+// there are any; else precise moments far apart give a drift (Theil-Sen,
+// which a few stray anchors do not bend); else the offset is the one
+// measured, with an uncertainty that grows with the time since at the
+// drift two unsynchronised quartz clocks can have between them.
+host_clock fit_offset(const std::vector<sample> &sm, double T)
+{
+	host_clock hc;
+	hc.t0_s = T;
+	std::vector<double> near_o, near_s, prec_t;
+	for (const auto &x : sm)
+		if (std::fabs(x.c - T) <= 900) {
+			near_o.push_back(x.o);
+			near_s.push_back(x.sigma);
+		}
+	std::vector<const sample *> precise;
+	for (const auto &x : sm)
+		if (x.sigma <= 0.2) {
+			precise.push_back(&x);
+			prec_t.push_back(x.c);
+		}
+	double span = prec_t.empty() ? 0 : *std::max_element(prec_t.begin(), prec_t.end()) -
+						*std::min_element(prec_t.begin(), prec_t.end());
+	if (precise.size() >= 3 && span > 600) {
+		std::vector<double> slopes;
+		size_t n = precise.size();
+		size_t step = std::max<size_t>(1, n * n / 4000);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j += step) {
+				double dt = precise[j]->c - precise[i]->c;
+				if (std::fabs(dt) > 60)
+					slopes.push_back((precise[j]->o - precise[i]->o) / dt);
+			}
+		if (!slopes.empty())
+			hc.drift_ppm = std::max(-500.0, std::min(500.0, median(slopes) * 1e6));
+	}
+	auto at_T = [&](const sample &x) { return x.o + hc.drift_ppm * 1e-6 * (T - x.c); };
+	std::vector<double> os, sig, dist;
+	for (const auto &x : sm) {
+		os.push_back(at_T(x));
+		sig.push_back(x.sigma);
+		dist.push_back(std::fabs(x.c - T));
+	}
+	if (!near_o.empty() && hc.drift_ppm == 0) {
+		hc.offset_at_t0 = median(near_o);
+		hc.uncertainty_s = median(near_s);
+	} else {
+		hc.offset_at_t0 = median(os);
+		hc.uncertainty_s = median(sig);
+		if (hc.drift_ppm == 0 && !dist.empty())
+			hc.uncertainty_s += 100e-6 * *std::min_element(dist.begin(), dist.end());
+	}
+	return hc;
+}
+
+// Offsets are reported where they matter: among the faults and their
+// victims, late in the run (the start of the job is hours away when clocks
+// drift); without any, at the last thing the logs stamped.
+double report_time(const evidence &ev)
+{
+	std::vector<double> failing;
+	double last = 0;
+	for (const auto &e : ev.events) {
+		if (e.raw_us == no_time)
+			continue;
+		double t = static_cast<double>(e.raw_us) / 1e6;
+		last = std::max(last, t);
+		if (e.role != event_role::context)
+			failing.push_back(t);
+	}
+	if (failing.empty())
+		return last;
+	std::sort(failing.begin(), failing.end());
+	return failing[failing.size() * 3 / 4];
 }
 
 } // namespace
@@ -222,57 +321,60 @@ clock_result align_clocks(evidence &ev, const clock_options &opts,
 			if (const rank_info *ri = ev.ranks.by_rank(p.first); ri && ri->host >= 0)
 				per_host[ri->host].push_back(static_cast<double>(p.second) / 1e6);
 		if (per_host.size() >= 2)
-			moments.push_back(to_moment(per_host));
+			moments.push_back(to_moment(per_host, 0.2));
 	}
 
 	// The reference host is the one seen in most moments; others are placed
 	// against hosts already placed, moment by moment (a chain across
-	// moments that share hosts).
+	// moments that share hosts). Each host gets an offset, and a drift when
+	// its moments span long enough to see one (NCCL init at the start,
+	// watchdog timeouts at the end).
 	std::map<int, int> seen;
 	for (const auto &m : moments)
 		for (const auto &h : m)
 			seen[h.first]++;
-	std::map<int, std::vector<double>> samples;
 	if (!seen.empty()) {
 		int ref = std::max_element(seen.begin(), seen.end(),
 					   [](auto &a, auto &b) { return a.second < b.second; })->first;
-		std::map<int, double> placed = {{ref, 0.0}};
-		samples[ref].push_back(0.0);
-		for (bool progress = true; progress;) {
-			progress = false;
-			std::map<int, std::vector<double>> fresh;
+		double report = report_time(ev);
+		std::map<int, host_clock> placed;
+		placed[ref] = host_clock{};
+		std::map<int, std::vector<sample>> samples;
+		for (int round = 0; round < 8; round++) {
+			samples.clear();
 			for (const auto &m : moments) {
-				// The moment's common time, from hosts already placed.
 				std::vector<double> common;
+				double ref_sigma = 0;
 				for (const auto &h : m)
-					if (placed.count(h.first))
-						common.push_back(h.second - placed[h.first]);
+					if (auto it = placed.find(h.first); it != placed.end()) {
+						common.push_back(h.second.t - it->second.offset_at(h.second.t));
+						ref_sigma = std::max(ref_sigma, h.second.sigma);
+					}
 				if (common.empty())
 					continue;
 				double c = median(common);
 				for (const auto &h : m)
 					if (h.first != ref)
-						fresh[h.first].push_back(h.second - c);
+						samples[h.first].push_back(
+							sample{c, h.second.t - c, std::sqrt(h.second.sigma * h.second.sigma + ref_sigma * ref_sigma)});
 			}
-			for (auto &f : fresh) {
-				double off = median(f.second);
-				if (!placed.count(f.first) || std::fabs(placed[f.first] - off) > 1e-6) {
-					if (!placed.count(f.first))
-						progress = true;
-					placed[f.first] = off;
-				}
-				samples[f.first] = f.second;
-			}
+			size_t before = placed.size();
+			for (const auto &sm : samples)
+				placed[sm.first] = fit_offset(sm.second, report);
+			if (placed.size() == before && round >= 2)
+				break;
 		}
-		for (const auto &p : placed) {
-			host_clock hc;
-			hc.offset_s = p.second;
+		for (auto &p : placed) {
+			host_clock hc = p.second;
 			const auto &sm = samples[p.first];
 			hc.anchors = p.first == ref ? seen[ref] : static_cast<int>(sm.size());
 			std::vector<double> dev;
-			for (double o : sm)
-				dev.push_back(std::fabs(o - hc.offset_s));
-			hc.uncertainty_s = std::max(min_uncertainty_s, 1.4826 * median(dev));
+			for (const auto &x : sm)
+				if (std::fabs(x.c - report) <= 900)
+					dev.push_back(std::fabs(x.o - hc.offset_at(x.c)));
+			double scatter = dev.size() >= 3 ? 1.4826 * median(dev) : 0;
+			hc.uncertainty_s = std::max({min_uncertainty_s, hc.uncertainty_s, scatter});
+			hc.offset_s = hc.offset_at(report);
 			cr.hosts[p.first] = hc;
 		}
 	}
@@ -285,7 +387,7 @@ clock_result align_clocks(evidence &ev, const clock_options &opts,
 		if (e.raw_us == no_time)
 			continue;
 		auto it = cr.hosts.find(e.host);
-		double off = it == cr.hosts.end() ? 0 : it->second.offset_s;
+		double off = it == cr.hosts.end() ? 0 : it->second.offset_at(static_cast<double>(e.raw_us) / 1e6);
 		e.time_us = e.raw_us - static_cast<int64_t>(std::llround(off * 1e6));
 	}
 	return cr;

@@ -12,9 +12,13 @@
 namespace diag {
 
 struct host_clock {
-	double offset_s = 0;       // host clock minus common clock
+	double offset_s = 0;       // host clock minus common clock, at report_time_s
 	double uncertainty_s = 0;  // how far off the offset may be
 	int anchors = 0;           // how many simultaneous moments backed it
+	double drift_ppm = 0;      // how fast the offset grows (0 unless the anchors span a while)
+	double t0_s = 0;           // the offset is offset_at_t0 + drift * (t - t0)
+	double offset_at_t0 = 0;
+	double offset_at(double t_s) const { return offset_at_t0 + drift_ppm * 1e-6 * (t_s - t0_s); }
 };
 
 struct clock_result {

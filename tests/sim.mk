@@ -3,3 +3,7 @@ if HAVE_PYTHON3
 TESTS += tests/accuracy.sh
 endif
 EXTRA_DIST += tests/accuracy.sh tests/sim
+if HAVE_PYTHON3
+TESTS += tests/clock_accuracy.sh
+endif
+EXTRA_DIST += tests/clock_accuracy.sh

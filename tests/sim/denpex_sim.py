@@ -1664,7 +1664,8 @@ class Scenario:
                                      "skew_max %.1f" % self.skew_max, "drift_ppm %.1f" % self.drift_ppm,
                                      "kill_on_bad_exit %s" % self.kill_on_bad_exit, "tz %+d" % self.tz] + self.notes),
                  "job_id": str(self.jobid),
-                 "clock": {n.name: {"offset_s": round(n.off, 6), "drift_ppm": round(n.drift, 3)} for n in self.nodes}}
+                 "clock": {n.name: {"offset_s": round(n.off, 6), "drift_ppm": round(n.drift, 3),
+                                    "t_ref": round(n.t_ref, 6)} for n in self.nodes}}
         tp = truth_path or os.path.join(out, "truth.json")
         os.makedirs(os.path.dirname(os.path.abspath(tp)), exist_ok=True)
         with open(tp, "w") as f:
@@ -1724,7 +1725,7 @@ def make_one(seed, out, truth_path=None, **kw):
     return sc.write(out, truth_path)
 
 
-def suite(count, seed, out, truth_dir=None, quiet=False):
+def suite(count, seed, out, truth_dir=None, quiet=False, skew_max=None, drift_ppm=None):
     master = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     order = []
@@ -1750,8 +1751,8 @@ def suite(count, seed, out, truth_dir=None, quiet=False):
             kw["ranks"] = crng.choice([96, 128, 256])
         else:
             kw["ranks"] = crng.choice([2, 4, 8, 8, 16, 16, 16, 24, 32, 32, 48, 64])
-        kw["skew_max"] = [0.0, 0.5, 5.0, 30.0, 60.0][i % 5]
-        kw["drift_ppm"] = [0.0, 10.0, 50.0][i % 3]
+        kw["skew_max"] = [0.0, 0.5, 5.0, 30.0, 60.0][i % 5] if skew_max is None else skew_max
+        kw["drift_ppm"] = [0.0, 10.0, 50.0][i % 3] if drift_ppm is None else drift_ppm
         if i % 50 == 7:
             kw["noise_bytes"] = 2_000_000
         elif i % 5 == 2:
@@ -1781,8 +1782,10 @@ def main(argv=None):
         ap.add_argument("--out", required=True)
         ap.add_argument("--truth-dir", default=None, help="write truth per case under TDIR/<case>/truth.json instead of inside the bundle")
         ap.add_argument("--quiet", action="store_true")
+        ap.add_argument("--skew-max", type=float, default=None, help="every case: node clock offsets up to this many seconds")
+        ap.add_argument("--drift-ppm", type=float, default=None, help="every case: clock drift up to this many ppm")
         a = ap.parse_args(argv[1:])
-        suite(a.count, a.seed, a.out, a.truth_dir, a.quiet)
+        suite(a.count, a.seed, a.out, a.truth_dir, a.quiet, a.skew_max, a.drift_ppm)
         return 0
     ap = argparse.ArgumentParser(prog="denpex_sim.py", description="write one failed-job bundle with ground truth")
     ap.add_argument("--seed", type=int, required=True)
