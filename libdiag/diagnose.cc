@@ -840,6 +840,9 @@ verdict diagnose(diagnosis_input &in)
 
 	// Summary.
 	std::string phrase = class_phrase(first, cls, kn);
+	v.cause = phrase;
+	if (cls == failure_class::collective_hang && !first && rank_singled_out)
+		v.cause = "stopped making progress: " + hv.why;
 	if (job_level(cls) && cls != failure_class::node_failure)
 		v.summary = phrase;
 	else if (cls == failure_class::node_failure)

@@ -160,23 +160,37 @@ std::string verdict_to_text(const verdict &v)
 
 std::string verdict_to_comment(const verdict &v, size_t max_len)
 {
-	std::string s = "denpex: " + std::string(class_name(v.cls));
+	// Control characters and sacct -P's '|' separator stay out.
+	auto clean = [](const std::string &in) {
+		std::string out;
+		for (char c : valid_utf8(in))
+			out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c == '|' ? '/' : c;
+		return out;
+	};
+	std::string head = "denpex: " + std::string(class_name(v.cls));
 	if (v.has_first && v.first_rank >= 0)
-		s += " rank " + std::to_string(v.first_rank);
+		head += " rank " + std::to_string(v.first_rank);
 	if (v.has_first && !v.first_host.empty())
-		s += " on " + v.first_host;
-	s += ": " + v.summary + " -> " + std::string(action_name(v.action));
-	std::string clean;
-	for (char c : valid_utf8(s))
-		// sacct -P separates fields with '|': keep it out of the comment.
-		clean += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c == '|' ? '/' : c;
-	if (clean.size() > max_len) {
-		size_t cut = max_len;
-		while (cut > 0 && (static_cast<unsigned char>(clean[cut]) & 0xc0) == 0x80)
+		head += " on " + clean(v.first_host);
+	head += ": ";
+	std::string tail = " -> " + std::string(action_name(v.action));
+	std::string cause = clean(v.cause.empty() ? v.summary : v.cause);
+	// The cause gives way first, so the action always survives the cap.
+	size_t room = max_len > head.size() + tail.size() ? max_len - head.size() - tail.size() : 0;
+	if (cause.size() > room) {
+		size_t cut = room;
+		while (cut > 0 && (static_cast<unsigned char>(cause[cut]) & 0xc0) == 0x80)
 			cut--;
-		clean.resize(cut);
+		cause.resize(cut);
 	}
-	return clean;
+	std::string s = head + cause + tail;
+	if (s.size() > max_len) {
+		size_t cut = max_len;
+		while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80)
+			cut--;
+		s.resize(cut);
+	}
+	return s;
 }
 
 } // namespace diag

@@ -29,6 +29,7 @@ struct verdict {
 	std::string job_id;           // empty: null
 	failure_class cls = failure_class::unknown;
 	std::string summary;
+	std::string cause;            // the summary's "what" without "who" (for the comment)
 	bool has_first = false;       // false: "first" has null rank and host
 	int first_rank = -1;
 	std::string first_host;

@@ -17,6 +17,7 @@ verdict sample()
 	v.job_id = "1234";
 	v.cls = failure_class::cuda_oom;
 	v.summary = "rank 11 on node03 ran out of GPU memory; 15 other ranks failed after it";
+	v.cause = "ran out of GPU memory";
 	v.has_first = true;
 	v.first_rank = 11;
 	v.first_host = "node03";
@@ -102,14 +103,18 @@ START_TEST(comment_line_is_short_and_clean)
 {
 	verdict v = sample();
 	std::string c = verdict_to_comment(v);
-	ck_assert_msg(c.rfind("denpex: cuda_oom rank 11 on node03: ", 0) == 0, "%s", c.c_str());
+	ck_assert_msg(c.rfind("denpex: cuda_oom rank 11 on node03: ran out of GPU memory -> reduce_memory", 0) == 0, "%s",
+		      c.c_str());
 	ck_assert(c.find("-> reduce_memory") != std::string::npos);
-	v.summary = std::string(1000, 'x') + "\n|\x1b[31m";
+	v.cause = std::string(1000, 'x') + "\n|\x1b[31m";
 	c = verdict_to_comment(v, 120);
 	ck_assert_uint_le(c.size(), 120);
+	const std::string tail = " -> reduce_memory";
+	ck_assert_msg(c.size() > tail.size() && c.compare(c.size() - tail.size(), tail.size(), tail) == 0,
+		      "the action must survive the cap: %s", c.c_str());
 	for (char ch : c)
 		ck_assert(static_cast<unsigned char>(ch) >= 0x20 && ch != '|');
-	v.summary = std::string(115, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9";
+	v.cause = std::string(115, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9";
 	c = verdict_to_comment(v, 160);
 	json_t *s = json_stringn(c.data(), c.size()); // rejects a cut UTF-8 sequence
 	ck_assert_ptr_nonnull(s);
