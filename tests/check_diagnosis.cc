@@ -275,6 +275,48 @@ START_TEST(skewed_clocks_are_corrected)
 }
 END_TEST
 
+START_TEST(no_anchor_means_no_pretended_order)
+{
+	// Two hosts, nothing seen on both at one moment: their clocks cannot be
+	// aligned, so faults 1 s apart on different hosts are not ordered.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 4; r++)
+		log += init_complete(r, r < 2 ? "node01" : "node02", 6000 + r, "1b000", 4);
+	log += "[rank1]:[E1026 04:00:10.000000000 ProcessGroupNCCL.cpp:1575] [Rank 1] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	log += "[rank3]:[E1026 04:00:11.000000000 ProcessGroupNCCL.cpp:1575] [Rank 3] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	ck_assert_msg(v.confidence != "high", "confidence %s", v.confidence.c_str());
+	bool saw1 = false, saw3 = false;
+	for (const auto &e : v.evidence) {
+		saw1 = saw1 || (e.rank == 1 && e.role == event_role::initiating);
+		saw3 = saw3 || (e.rank == 3 && e.role == event_role::initiating);
+	}
+	ck_assert_msg(saw1 && saw3, "both candidate first faults must be in the evidence");
+	ck_assert(!v.notes.empty());
+}
+END_TEST
+
+START_TEST(aligned_clocks_keep_their_order)
+{
+	// The same faults with watchdog timeouts of one collective on both
+	// hosts: now the order is known and rank 1 is first with confidence.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 7000 + r, "1b000", 8);
+	log += "[rank1]:[E1026 04:00:10.000000000 ProcessGroupNCCL.cpp:1575] [Rank 1] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	log += "[rank6]:[E1026 04:00:20.000000000 ProcessGroupNCCL.cpp:1575] [Rank 6] NCCL error: unhandled system error, NCCL version 2.21.5\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 1 && r != 6)
+			log += watchdog(r, "04:10:05.00000000" + std::to_string(r), 77, 77, 76);
+	b.file("job.out", log);
+	verdict v = b.run();
+	ck_assert_int_eq(v.first_rank, 1);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -290,6 +332,8 @@ static Suite *suite()
 	tcase_add_test(t, stale_kernel_messages_are_ignored);
 	tcase_add_test(t, oom_killer_pid_maps_to_rank);
 	tcase_add_test(t, skewed_clocks_are_corrected);
+	tcase_add_test(t, no_anchor_means_no_pretended_order);
+	tcase_add_test(t, aligned_clocks_keep_their_order);
 	suite_add_tcase(s, t);
 	return s;
 }
