@@ -1,5 +1,7 @@
 #include "clock.hh"
 
+#include "diagnose.hh"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -259,6 +261,14 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 
 void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 {
+	// A kernel log that says when its node booted anchors its raw stamps
+	// ("[ 1234.567890]" seconds since boot).
+	for (const auto &e : ev.events) {
+		long long when;
+		if (e.kind == rule_kind::boot_time && e.host >= 0 && parse_uint_str(e.capture("when"), when) &&
+		    !ev.boot_time.count(e.host))
+			ev.boot_time[e.host] = static_cast<int64_t>(when) * us_per_s;
+	}
 	cr.reference_us = pick_reference(ev);
 	cr.zone_offset_s = opts.default_tz_offset_s;
 	if (!opts.tz_given) {

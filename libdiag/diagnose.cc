@@ -650,9 +650,9 @@ verdict diagnose(diagnosis_input &in)
 					hosts.insert(c.e->host);
 				}
 			}
-			int world = ev.ranks.world_size();
-			size_t need = world >= 2 && world < 3 ? static_cast<size_t>(world) : 3;
-			if (same.size() >= need) {
+			// Transport errors show on both ends of a link by nature: not
+			// an environment-wide fault.
+			if (same.size() >= 3 && best.e->cls != failure_class::network) {
 				common_mode = static_cast<int>(same.size());
 				common_host = hosts.size() == 1 ? *hosts.begin() : -1;
 			}
