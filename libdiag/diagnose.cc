@@ -707,6 +707,12 @@ verdict diagnose(diagnosis_input &in)
 			first_rank = -1;
 			first_host = common_host;
 		}
+		// A node's launcher or the job as a whole reported it: no rank.
+		if (first && first->r && first->r->scope != rule::fault_scope::rank) {
+			first_rank = -1;
+			if (first->r->scope == rule::fault_scope::job)
+				first_host = -1;
+		}
 		if (job_level(cls)) {
 			first_rank = -1;
 			if (cls != failure_class::node_failure)
@@ -837,6 +843,12 @@ verdict diagnose(diagnosis_input &in)
 			return first && first->xid >= 0 ? std::to_string(first->xid) : "?";
 		return "";
 	});
+	// Unknown values read better as words than as a question mark.
+	for (const auto &[from, to] : {std::pair<std::string, std::string>{"Rank ?", "The failing rank"},
+				       {"rank ?", "the failing rank"}, {"Xid ?", "the Xid"}}) {
+		for (size_t p = v.action_text.find(from); p != std::string::npos; p = v.action_text.find(from, p))
+			v.action_text.replace(p, from.size(), to);
+	}
 
 	// Summary.
 	std::string phrase = class_phrase(first, cls, kn);

@@ -107,7 +107,7 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 			return bad("a rule must be a mapping");
 		static const std::set<std::string> known = {
 			"id", "class", "role", "kind", "literal", "pattern", "caseless", "priority",
-			"weight", "sources", "summary", "samples", "not_samples", "note"};
+			"weight", "sources", "summary", "samples", "not_samples", "note", "scope"};
 		for (const auto &e : rn.entries)
 			if (!known.count(e.first))
 				return bad("unknown key '" + e.first + "'");
@@ -183,6 +183,12 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 				else
 					return bad("unknown source '" + n + "' (log, nccl, kernel)");
 			}
+		}
+		if (const ynode *sc = rn.get("scope")) {
+			if (!sc->is_scalar() || (sc->value != "rank" && sc->value != "node" && sc->value != "job"))
+				return bad("'scope' must be rank, node or job");
+			r.scope = sc->value == "rank" ? rule::fault_scope::rank
+				  : sc->value == "node" ? rule::fault_scope::node : rule::fault_scope::job;
 		}
 		if (const ynode *s = rn.get("summary"); s && s->is_scalar())
 			r.summary = s->value;

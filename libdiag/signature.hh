@@ -52,6 +52,9 @@ struct rule {
 	std::string summary;
 	std::vector<std::string> samples;
 	uint32_t index = 0;
+	// Whose fault a matching line reports: one rank's, a node's (torchrun's
+	// per-node agent) or the whole job's. Only a rank's names a first rank.
+	enum class fault_scope { rank, node, job } scope = fault_scope::rank;
 };
 
 // Named captures of the last match, as views into the matched text.
