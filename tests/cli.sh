@@ -55,15 +55,17 @@ rc=$?
 check "unknown is a verdict (exit 0, rank null)" $?
 
 # Help agrees with the man page: every long option of diagnose is documented.
-"$DENPEX" --help >"$tmp/help" 2>&1 && "$DENPEX" diagnose --help >"$tmp/dhelp" 2>&1
-check "--help and diagnose --help exit 0" $?
+"$DENPEX" --help >"$tmp/help" 2>&1 && "$DENPEX" diagnose --help >"$tmp/dhelp" 2>&1 &&
+	"$DENPEX" timeline --help >>"$tmp/dhelp" 2>&1 && "$DENPEX" fr --help >>"$tmp/dhelp" 2>&1 &&
+	"$DENPEX" check-signatures --help >>"$tmp/dhelp" 2>&1
+check "--help and every command's --help exit 0" $?
 sed 's/\\-/-/g' "$top_srcdir/man/denpex.1" >"$tmp/man.txt"
 missing=""
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/dhelp" | sort -u); do
 	grep -q -F -- "$opt" "$tmp/man.txt" || missing="$missing $opt"
 done
 [ -z "$missing" ]
-check "man page documents every diagnose option${missing:+ (missing:$missing)}" $?
+check "man page documents every option of every command${missing:+ (missing:$missing)}" $?
 missing=""
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/man.txt" | sort -u); do
 	grep -q -F -- "$opt" "$tmp/dhelp" "$tmp/help" || missing="$missing $opt"
