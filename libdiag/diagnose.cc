@@ -735,9 +735,10 @@ verdict diagnose(diagnosis_input &in)
 			confidence = "medium";
 		if (common_mode > 0)
 			confidence = "medium";
-	} else if (std::vector<int> killed = sigkilled_ranks(ev); hv.suspects.size() != 1 && killed.size() == 1) {
+	} else if (std::vector<int> killed = sigkilled_ranks(ev); killed.size() == 1) {
 		// One process SIGKILLed and nothing else to say: the OOM killer's
-		// signature, though its own line was not among the logs.
+		// signature, though its own line was not among the logs (the
+		// others then wait for it in a collective: it is why they hang).
 		cls = failure_class::host_oom;
 		first_rank = killed[0];
 		if (const rank_info *ri = ev.ranks.by_rank(first_rank))
