@@ -109,8 +109,14 @@ std::string step_name(uint32_t step);
 // What the plugin would set for this task, before looking at the user's env.
 std::vector<env_setting> task_env_plan(const plugin_config &cfg, const task_ids &ids);
 // Sets every planned group none of whose names the user set; returns how
-// many variables were set.
+// many variables were set. Values an earlier step of ours set (a batch
+// script's, passed on by srun) are not the user's: they are replaced, or
+// removed when this task does not get them. DENPEX_ENV_SET records ours.
 int task_env_apply(spank_t sp, const std::vector<env_setting> &plan);
+// "NAME=<hash>,..." of every variable the plugin set in this task.
+#define DENPEX_ENV_SET "DENPEX_ENV_SET"
+// FNV-1a 64 of a value, 16 lower-case hex digits.
+std::string env_value_hash(const std::string &value);
 
 // ---------------------------------------------------------------- records
 struct clock_facts {

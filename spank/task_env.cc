@@ -6,7 +6,20 @@
 // TORCH_NCCL_TRACE_BUFFER_SIZE=0 must not be undone by our TORCH_FR_BUFFER_SIZE.
 // NCCL_DEBUG_FILE is grouped with NCCL_DEBUG: a user who picked their own NCCL
 // debug level keeps its output where NCCL puts it by default.
+//
+// Our own values travel on: a batch script gets them from the batch step and
+// every srun inside it passes them to its tasks (on every node), where they
+// would look like the user's and keep the batch step's node name and task id
+// (NCCL_DEBUG_FILE=...nccl.node1.%p.log on node2). So each task also gets
+// DENPEX_ENV_SET, "NAME=<FNV-1a 64 of the value>" for every variable the
+// plugin set; a later step treats a variable whose value still has that hash
+// as ours (replaced or, when no longer planned, removed) and anything else as
+// the user's.
 #include "spank_denpex.hh"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
 
 namespace denpex {
 
@@ -22,15 +35,57 @@ void add(std::vector<env_setting> &plan, std::vector<std::string> names, std::st
 	plan.push_back(std::move(s));
 }
 
-bool user_has(spank_t sp, const std::string &name)
+// The value of a variable in the task's environment. 1: found (whole value in
+// *out), 2: exists but longer than we read (never one of ours), 0: unset.
+int job_getenv(spank_t sp, const std::string &name, std::string *out)
 {
-	char buf[8];
+	char buf[4096];
 	spank_err_t rc = spank_getenv(sp, name.c_str(), buf, (int)sizeof(buf));
+	if (rc == ESPANK_SUCCESS) {
+		*out = buf;
+		return 1;
+	}
 	// ESPANK_NOSPACE: it exists, it is only longer than our buffer.
-	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+	return rc == ESPANK_NOSPACE ? 2 : 0;
+}
+
+// Our variables inherited from an earlier step: name -> value hash.
+std::map<std::string, std::string> inherited_marks(spank_t sp)
+{
+	std::map<std::string, std::string> marks;
+	std::string v;
+	if (job_getenv(sp, DENPEX_ENV_SET, &v) != 1)
+		return marks;
+	size_t pos = 0;
+	while (pos <= v.size()) {
+		size_t end = v.find(',', pos);
+		if (end == std::string::npos)
+			end = v.size();
+		std::string item = v.substr(pos, end - pos);
+		size_t eq = item.find('=');
+		// Only names the plugin ever sets: a forged mark cannot make us
+		// replace or drop anything else.
+		const std::string name = eq == std::string::npos ? "" : item.substr(0, eq);
+		if (name.rfind("NCCL_", 0) == 0 || name.rfind("TORCH_", 0) == 0 || name.rfind("TORCHELASTIC_", 0) == 0)
+			marks[name] = item.substr(eq + 1);
+		pos = end + 1;
+	}
+	return marks;
 }
 
 } // namespace
+
+std::string env_value_hash(const std::string &value)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (unsigned char c : value) {
+		h ^= c;
+		h *= 0x100000001b3ULL;
+	}
+	char out[17];
+	snprintf(out, sizeof(out), "%016" PRIx64, h);
+	return out;
+}
 
 std::vector<env_setting> task_env_plan(const plugin_config &cfg, const task_ids &ids)
 {
@@ -73,27 +128,54 @@ std::vector<env_setting> task_env_plan(const plugin_config &cfg, const task_ids 
 
 int task_env_apply(spank_t sp, const std::vector<env_setting> &plan)
 {
-	// Look at the user's environment before setting anything: our own
-	// NCCL_DEBUG must not count as the user's when NCCL_DEBUG_FILE is decided.
+	const std::map<std::string, std::string> marks = inherited_marks(sp);
+	// What the task has now, before we set anything: our own NCCL_DEBUG must
+	// not count as the user's when NCCL_DEBUG_FILE is decided.
+	auto user_has = [&](const std::string &n) {
+		std::string v;
+		int got = job_getenv(sp, n, &v);
+		if (got == 0)
+			return false;
+		auto m = marks.find(n);
+		// Ours from an earlier step unless the value changed since.
+		return !(got == 1 && m != marks.end() && m->second == env_value_hash(v));
+	};
 	std::vector<bool> taken(plan.size(), false);
 	for (size_t i = 0; i < plan.size(); i++) {
 		for (const std::string &n : plan[i].es_names)
-			taken[i] = taken[i] || user_has(sp, n);
+			taken[i] = user_has(n) || taken[i];
 		for (const std::string &n : plan[i].es_blocked_by)
-			taken[i] = taken[i] || user_has(sp, n);
+			taken[i] = user_has(n) || taken[i];
 	}
 	int set = 0;
+	std::map<std::string, bool> ours_now;
+	std::string mark;
 	for (size_t i = 0; i < plan.size(); i++) {
 		if (taken[i])
 			continue;
 		for (const std::string &n : plan[i].es_names) {
-			spank_err_t rc = spank_setenv(sp, n.c_str(), plan[i].es_value.c_str(), 0);
-			if (rc == ESPANK_SUCCESS)
-				set++;
-			else if (rc != ESPANK_ENV_EXISTS)
+			// Overwrite: the name is unset or holds an earlier step's value of ours.
+			spank_err_t rc = spank_setenv(sp, n.c_str(), plan[i].es_value.c_str(), 1);
+			if (rc != ESPANK_SUCCESS) {
 				slurm_debug("denpex: spank_setenv %s: %s", n.c_str(), spank_strerror(rc));
+				continue;
+			}
+			set++;
+			ours_now[n] = true;
+			mark += (mark.empty() ? "" : ",") + n + "=" + env_value_hash(plan[i].es_value);
 		}
 	}
+	// An earlier step's value that this task does not get (the user took the
+	// group over, or this step has no spool dir) would point elsewhere: drop it.
+	for (const auto &m : marks) {
+		std::string v;
+		if (!ours_now.count(m.first) && job_getenv(sp, m.first, &v) == 1 && env_value_hash(v) == m.second)
+			spank_unsetenv(sp, m.first.c_str());
+	}
+	if (!mark.empty())
+		spank_setenv(sp, DENPEX_ENV_SET, mark.c_str(), 1);
+	else if (!marks.empty())
+		spank_unsetenv(sp, DENPEX_ENV_SET);
 	return set;
 }
 

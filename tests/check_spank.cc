@@ -322,7 +322,69 @@ START_TEST(test_env_plan_defaults)
 	ck_assert_str_eq(stub_env_get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), "/sp/77/fr/rank_");
 	ck_assert_str_eq(stub_env_get("TORCH_NCCL_DEBUG_INFO_PIPE_FILE"), "/sp/77/pipe/rank_");
 	ck_assert_str_eq(stub_env_get("TORCHELASTIC_ERROR_FILE"), "/sp/77/torchelastic/error.0.5.json");
-	ck_assert_int_eq(stub_env_count(), 13);
+	// The 13 plus DENPEX_ENV_SET, which lists them with the hash of each value.
+	ck_assert_int_eq(stub_env_count(), 14);
+	const std::string mark = stub_env_get(DENPEX_ENV_SET);
+	ck_assert(mark.find("NCCL_DEBUG_FILE=" + env_value_hash("/sp/77/nccl/nccl.node3.%p.log")) != std::string::npos);
+	ck_assert(mark.find("NCCL_DEBUG=" + env_value_hash("INFO")) != std::string::npos);
+}
+END_TEST
+
+// A batch script gets the batch step's variables (node1, task 0); srun passes
+// them on to every task of its step. They are ours, not the user's: each
+// task gets its own node and task id.
+START_TEST(test_env_inherited_from_batch_step)
+{
+	setup();
+	plugin_config cfg;
+	config_defaults(&cfg);
+	task_ids batch = sample_ids("/sp/77");
+	batch.ti_step = 0xfffffffbU;
+	batch.ti_task = 0;
+	batch.ti_node = "node1";
+	task_env_apply(stub_spank(), task_env_plan(cfg, batch));
+	ck_assert_str_eq(stub_env_get("NCCL_DEBUG_FILE"), "/sp/77/nccl/nccl.node1.%p.log");
+	ck_assert_str_eq(stub_env_get("TORCHELASTIC_ERROR_FILE"), "/sp/77/torchelastic/error.batch.0.json");
+	// The step's task 5 on node3 (sample_ids) inherits all of that.
+	ck_assert_int_eq(task_env_apply(stub_spank(), task_env_plan(cfg, sample_ids("/sp/77"))), 13);
+	ck_assert_str_eq(stub_env_get("NCCL_DEBUG_FILE"), "/sp/77/nccl/nccl.node3.%p.log");
+	ck_assert_str_eq(stub_env_get("TORCHELASTIC_ERROR_FILE"), "/sp/77/torchelastic/error.0.5.json");
+	ck_assert_int_eq(stub_env_count(), 14);
+
+	// The batch script changed NCCL_DEBUG itself: the user's; our inherited
+	// NCCL_DEBUG_FILE (grouped with it) goes, the rest is replaced.
+	setup();
+	task_env_apply(stub_spank(), task_env_plan(cfg, batch));
+	stub_env_set("NCCL_DEBUG", "WARN");
+	stub_env_set("TORCH_FR_DUMP_TEMP_FILE", "/home/u/fr_");
+	task_env_apply(stub_spank(), task_env_plan(cfg, sample_ids("/sp/77")));
+	ck_assert_str_eq(stub_env_get("NCCL_DEBUG"), "WARN");
+	ck_assert_ptr_null(stub_env_get("NCCL_DEBUG_FILE"));
+	ck_assert_str_eq(stub_env_get("TORCH_FR_DUMP_TEMP_FILE"), "/home/u/fr_");
+	// The old name of the group the user took over is ours from the batch step: dropped.
+	ck_assert_ptr_null(stub_env_get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE"));
+	ck_assert_str_eq(stub_env_get("TORCHELASTIC_ERROR_FILE"), "/sp/77/torchelastic/error.0.5.json");
+	const std::string mark = stub_env_get(DENPEX_ENV_SET);
+	ck_assert(mark.find("NCCL_DEBUG=") == std::string::npos);
+	ck_assert(mark.find("NCCL_DEBUG_FILE=") == std::string::npos);
+
+	// This step has no spool dir: the batch step's file variables would point
+	// at another node's files; they go.
+	setup();
+	task_env_apply(stub_spank(), task_env_plan(cfg, batch));
+	task_env_apply(stub_spank(), task_env_plan(cfg, sample_ids("")));
+	ck_assert_str_eq(stub_env_get("NCCL_DEBUG"), "INFO");
+	ck_assert_ptr_null(stub_env_get("NCCL_DEBUG_FILE"));
+	ck_assert_ptr_null(stub_env_get("TORCHELASTIC_ERROR_FILE"));
+	ck_assert_ptr_null(stub_env_get("TORCH_FR_DUMP_TEMP_FILE"));
+
+	// A forged or stale mark never makes a user's value ours.
+	setup();
+	stub_env_set("NCCL_DEBUG", "TRACE");
+	stub_env_set(DENPEX_ENV_SET, "NCCL_DEBUG=0000000000000000,bogus");
+	task_env_apply(stub_spank(), task_env_plan(cfg, sample_ids("/sp/77")));
+	ck_assert_str_eq(stub_env_get("NCCL_DEBUG"), "TRACE");
+	ck_assert_ptr_null(stub_env_get("NCCL_DEBUG_FILE"));
 }
 END_TEST
 
@@ -382,7 +444,7 @@ START_TEST(test_env_config_switches)
 	ck_assert_ptr_null(stub_env_get("TORCH_FR_DUMP_TEMP_FILE"));
 	ck_assert_ptr_null(stub_env_get("TORCHELASTIC_ERROR_FILE"));
 	ck_assert_str_eq(stub_env_get("NCCL_DEBUG_SUBSYS"), "INIT,BOOTSTRAP,ENV,NET");
-	ck_assert_int_eq(stub_env_count(), 1);
+	ck_assert_int_eq(stub_env_count(), 2); // and DENPEX_ENV_SET
 }
 END_TEST
 
@@ -734,6 +796,7 @@ static Suite *spank_suite()
 	tc = tcase_create("environment");
 	tcase_add_test(tc, test_env_plan_defaults);
 	tcase_add_test(tc, test_env_user_wins);
+	tcase_add_test(tc, test_env_inherited_from_batch_step);
 	tcase_add_test(tc, test_env_without_spool);
 	tcase_add_test(tc, test_env_config_switches);
 	suite_add_tcase(s, tc);

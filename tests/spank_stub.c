@@ -286,8 +286,16 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 
 spank_err_t spank_unsetenv(spank_t sp, const char *var)
 {
-	(void)sp;
-	(void)var;
+	struct stub_var *v;
+	if (sp != &stub_handle || var == NULL)
+		return ESPANK_BAD_ARG;
+	if (stub_ctx != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	v = find(stub_env, stub_nenv, var);
+	if (v != NULL) {
+		*v = stub_env[stub_nenv - 1];
+		stub_nenv--;
+	}
 	return ESPANK_SUCCESS;
 }
 

@@ -49,12 +49,13 @@ flock -w 900 8 || { echo "FAIL: another test holds $DIR.tests.lock"; exit 1; }
 # Nothing of the caller's should leak into the jobs' environment (a CI runner's
 # NCCL_* or a surrounding Slurm job's SLURM_*).
 for v in $(compgen -e); do
-	case $v in NCCL_* | TORCH_* | TORCHELASTIC_* | DENPEX | DENPEX_SRUN_CLOCK_NS | SLURM_* | SPANK_*) unset "$v" ;; esac
+	case $v in NCCL_* | TORCH_* | TORCHELASTIC_* | DENPEX | DENPEX_SRUN_CLOCK_NS | DENPEX_ENV_SET | SLURM_* | SLURMD_* | SPANK_*) unset "$v" ;; esac
 done
 
 started=0
-if ! bash "$TESTBED" status >/dev/null 2>&1; then
-	bash "$TESTBED" start || { echo "FAIL: the Slurm testbed did not start"; echo "0 passed, 1 failed"; exit 1; }
+# The testbed closes inherited descriptors before it starts a daemon; 8>&- too.
+if ! bash "$TESTBED" status >/dev/null 2>&1 8>&-; then
+	bash "$TESTBED" start 8>&- || { echo "FAIL: the Slurm testbed did not start"; echo "0 passed, 1 failed"; exit 1; }
 	started=1
 fi
 eval "$(bash "$TESTBED" env)"
@@ -71,7 +72,7 @@ cleanup() {
 	rm -f "$CONF"
 	rm -rf "$WORK" "$SPOOL"
 	if [ $started = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
-		bash "$TESTBED" stop >/dev/null 2>&1
+		bash "$TESTBED" stop >/dev/null 2>&1 8>&-
 	fi
 }
 trap cleanup EXIT
@@ -163,6 +164,8 @@ wait_file() { # wait_file SECONDS FILE
 }
 
 TASK_SCRIPT='echo JOB=$SLURM_JOB_ID; echo PID=$$; env | LC_ALL=C sort'
+# What NCCL does with NCCL_DEBUG_FILE: %p becomes the pid, the file is created.
+NCCL_WRITE='[ -z "${NCCL_DEBUG_FILE:-}" ] || echo "rank $SLURM_PROCID on $SLURMD_NODENAME" >"${NCCL_DEBUG_FILE/\%p/$$}"'
 SRUN4=(srun -N2 -n4 --ntasks-per-node=2 -l)
 
 echo "# plugin $PLUGIN, testbed $DIR, spool $SPOOL"
@@ -173,7 +176,7 @@ run help srun --help
 check "srun --help lists --denpex=on|off" "$(grep -i denpex "$WORK/help.out")" grep -q -- '--denpex=on|off' "$WORK/help.out"
 
 # ---------------------------------------------------------------- 2. the task environment
-run env4 "${SRUN4[@]}" bash -c "$TASK_SCRIPT"
+run env4 "${SRUN4[@]}" bash -c "$TASK_SCRIPT; $NCCL_WRITE"
 JOB=$(job_of env4)
 check "srun -N2 -n4 runs (rc 0, job id seen)" "$(both env4)" test "$(rc_of env4)" = 0 -a -n "$JOB"
 JD="$SPOOL/$JOB"
@@ -203,6 +206,29 @@ rank $r: ${w%%=*}='$got', want '${w#*=}'"
 	done
 done
 check "every task of srun -N2 -n4 gets the NCCL/flight-recorder variables (node name literal, %p)" "$bad" test -z "$bad"
+
+# nccl_files_check NAME DIR RANK:NODE...: each rank's NCCL debug file (written
+# by NCCL_WRITE) is DIR/nccl.<its own node>.<its pid>.log, and there are no
+# others. Sets bad.
+nccl_files_check() {
+	local name=$1 dir=$2 rn r node pid f files
+	shift 2
+	bad=""
+	for rn in "$@"; do
+		r=${rn%%:*} node=${rn#*:}
+		pid=$(value "$name" "$r" PID)
+		f="$dir/nccl.$node.$pid.log"
+		[ "$(cat "$f" 2>&1)" = "rank $r on $node" ] || bad="$bad
+rank $r: $f: $(cat "$f" 2>&1)"
+	done
+	files=$(find "$dir" -name 'nccl.*.log' 2>/dev/null | wc -l)
+	[ "$files" = $# ] || bad="$bad
+$files NCCL files, want $#"
+	[ -z "$bad" ] || bad="$bad
+$(cd "$dir" 2>&1 && grep -H . nccl.*.log 2>&1)"
+}
+nccl_files_check env4 "$JD/nccl" 0:node1 1:node1 2:node2 3:node2
+check "srun: each rank's NCCL debug file carries its own node and pid (nccl.node2.* for ranks 2, 3)" "$bad" test -z "$bad"
 
 # ---------------------------------------------------------------- 3. the rank map
 bad=""
@@ -295,10 +321,10 @@ cat >"$WORK/batch.sh" <<'EOF'
 #!/bin/bash
 echo "JOB=$SLURM_JOB_ID"
 echo "batch NCCL_DEBUG=${NCCL_DEBUG-<unset>}"
-srun -l bash -c 'env | LC_ALL=C sort'
+srun -l bash -c "$1"
 EOF
 chmod 755 "$WORK/batch.sh"
-sbatch_wait sbatch_off --denpex=off -N2 --ntasks-per-node=1 -o "$WORK/sbatch_off.job" "$WORK/batch.sh"
+sbatch_wait sbatch_off --denpex=off -N2 --ntasks-per-node=1 -o "$WORK/sbatch_off.job" "$WORK/batch.sh" "$TASK_SCRIPT; $NCCL_WRITE"
 j=$(sed -n 's/^JOB=//p' "$WORK/sbatch_off.job" 2>/dev/null)
 leaked=$(grep -E 'NCCL_|TORCH_' "$WORK/sbatch_off.job" | grep -v '^batch NCCL_DEBUG=<unset>$')
 if [ "$(rc_of sbatch_off)" = 0 ] && [ -n "$j" ] && [ -z "$leaked" ] && [ ! -e "$SPOOL/$j" ] &&
@@ -308,7 +334,7 @@ else
 	not_ok "sbatch --denpex=off: the batch script and its srun steps get nothing, nothing recorded" \
 		"rc=$(rc_of sbatch_off) job=$j $(cat "$WORK/sbatch_off.job" 2>&1) $(both sbatch_off)"
 fi
-sbatch_wait sbatch_on -N2 --ntasks-per-node=1 -o "$WORK/sbatch_on.job" "$WORK/batch.sh"
+sbatch_wait sbatch_on -N2 --ntasks-per-node=1 -o "$WORK/sbatch_on.job" "$WORK/batch.sh" "$TASK_SCRIPT; $NCCL_WRITE"
 j=$(sed -n 's/^JOB=//p' "$WORK/sbatch_on.job" 2>/dev/null)
 n=$(grep -c "NCCL_DEBUG_FILE=$SPOOL/$j/nccl/" "$WORK/sbatch_on.job" 2>/dev/null)
 if [ "$(rc_of sbatch_on)" = 0 ] && grep -q '^batch NCCL_DEBUG=INFO$' "$WORK/sbatch_on.job" && [ "$n" = 2 ] &&
@@ -318,6 +344,24 @@ else
 	not_ok "sbatch: the batch script and its srun step get the variables; ranks/batch.0.json and 0.*.json" \
 		"rc=$(rc_of sbatch_on) job=$j n=$n $(cat "$WORK/sbatch_on.job" 2>&1) $(ls -R "$SPOOL/$j" 2>&1)"
 fi
+# The batch script's own variables (node1, task 0) reach the step through srun;
+# they must not pass for the user's: every rank gets its own node and task id.
+cp "$WORK/sbatch_on.job" "$WORK/sbatch_on_job.out" 2>/dev/null || : >"$WORK/sbatch_on_job.out"
+load_env sbatch_on_job
+bad=""
+for kv in "0:node1" "1:node2"; do
+	r=${kv%%:*} node=${kv#*:}
+	for w in "NCCL_DEBUG_FILE=$SPOOL/$j/nccl/nccl.$node.%p.log" "TORCHELASTIC_ERROR_FILE=$SPOOL/$j/torchelastic/error.0.$r.json" \
+		"SLURMD_NODENAME=$node"; do
+		got=$(value sbatch_on_job "$r" "${w%%=*}")
+		[ "$got" = "${w#*=}" ] || bad="$bad
+rank $r: ${w%%=*}='$got', want '${w#*=}'"
+	done
+done
+b1=$bad
+nccl_files_check sbatch_on_job "$SPOOL/$j/nccl" 0:node1 1:node2
+check "sbatch: each srun rank gets its own node's NCCL debug file and its own error file, not the batch step's" \
+	"$b1$bad" test -z "$b1$bad"
 
 # ---------------------------------------------------------------- 7. which task ended first
 # Task 2 (node2) kills itself with SIGKILL after 1 s, task 1 exits 3 after 2 s,
