@@ -16,7 +16,12 @@ line_reader::line_reader(int fd, uint64_t max_bytes, size_t max_line)
 {
 	lr_buf.resize(block_size + lr_max_line + 1);
 	struct stat st;
-	if (max_bytes && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (reg)
+		lr_size_hint = static_cast<uint64_t>(st.st_size);
+	if (max_bytes && reg && lr_size_hint > max_bytes)
+		lr_size_hint = max_bytes;
+	if (max_bytes && reg &&
 	    static_cast<uint64_t>(st.st_size) > max_bytes) {
 		lr_head_limit = max_bytes / 2;
 		lr_tail_start = static_cast<uint64_t>(st.st_size) - (max_bytes - lr_head_limit);
@@ -31,6 +36,7 @@ line_reader::line_reader(std::string_view mem, size_t max_line)
 	lr_end = mem.size();
 	lr_eof = true;
 	lr_bytes_read = mem.size();
+	lr_size_hint = mem.size();
 }
 
 // Reads more bytes behind what is buffered. False when nothing more comes.

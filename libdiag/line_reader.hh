@@ -27,6 +27,9 @@ public:
 	uint64_t line_no() const { return lr_line_no; }   // 1-based number of the last line
 	uint64_t bytes_read() const { return lr_bytes_read; }
 	uint64_t bytes_skipped() const { return lr_skipped; } // by the head/tail cap
+	// About how many bytes there are to read (a regular file's size, or
+	// the memory's); 0 when unknown (a pipe).
+	uint64_t size_hint() const { return lr_size_hint; }
 	bool truncated_line() const { return lr_piece; }   // last line was cut at max_line
 	int error() const { return lr_errno; }
 	// True when the first block looked binary (NUL bytes in the first 4 KiB
@@ -50,6 +53,7 @@ private:
 	uint64_t lr_line_no = 0;
 	uint64_t lr_bytes_read = 0;
 	uint64_t lr_skipped = 0;
+	uint64_t lr_size_hint = 0;
 	uint64_t lr_head_limit = 0;  // bytes to read before jumping to the tail
 	uint64_t lr_tail_start = 0;
 	bool lr_jumped = false;

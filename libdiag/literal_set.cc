@@ -71,16 +71,32 @@ void literal_set::build()
 		}
 	}
 
-	ls_delta.assign(go.size() * ls_nclasses, 0);
-	ls_out_begin.assign(go.size() + 1, 0);
+	// Renumber: states without output first (the root stays 0: literals are
+	// never empty), then the states with output.
+	size_t n = go.size();
+	std::vector<uint32_t> order, newid(n);
+	order.reserve(n);
+	for (size_t s = 0; s < n; s++)
+		if (out[s].empty())
+			order.push_back(static_cast<uint32_t>(s));
+	uint32_t first_out = static_cast<uint32_t>(order.size());
+	for (size_t s = 0; s < n; s++)
+		if (!out[s].empty())
+			order.push_back(static_cast<uint32_t>(s));
+	for (uint32_t i = 0; i < n; i++)
+		newid[order[i]] = i;
+	ls_first_out = first_out * ls_nclasses;
+	ls_delta.assign(n * ls_nclasses, 0);
+	ls_out_begin.assign(n + 1, 0);
 	ls_out.clear();
-	for (size_t s = 0; s < go.size(); s++) {
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = order[i];
 		for (uint32_t k = 0; k < ls_nclasses; k++)
-			ls_delta[s * ls_nclasses + k] = go[s][k];
-		ls_out_begin[s] = static_cast<uint32_t>(ls_out.size());
+			ls_delta[i * ls_nclasses + k] = newid[static_cast<size_t>(go[s][k])] * ls_nclasses;
+		ls_out_begin[i] = static_cast<uint32_t>(ls_out.size());
 		ls_out.insert(ls_out.end(), out[s].begin(), out[s].end());
 	}
-	ls_out_begin[go.size()] = static_cast<uint32_t>(ls_out.size());
+	ls_out_begin[n] = static_cast<uint32_t>(ls_out.size());
 }
 
 } // namespace diag

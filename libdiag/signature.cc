@@ -217,17 +217,34 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 	return true;
 }
 
+namespace {
+constexpr uint32_t no_rule = UINT32_MAX;
+}
+
 void rule_set::finalize()
 {
 	rs_prefilter = literal_set();
 	rs_literal_rule.clear();
+	rs_literal_mark.clear();
+	rs_literal_progress.clear();
 	rs_always.clear();
 	for (const auto &r : rs_rules) {
 		if (r.literals.empty())
 			rs_always.push_back(r.index);
 		for (const auto &l : r.literals)
-			if (rs_prefilter.add(l) >= 0)
+			if (rs_prefilter.add(l) >= 0) {
 				rs_literal_rule.push_back(r.index);
+				rs_literal_mark.push_back(0);
+				rs_literal_progress.push_back(r.kind == rule_kind::progress);
+			}
+	}
+	static const std::pair<const char *, unsigned> markers[] = {
+		{"it/s", marker_rate}, {"s/it", marker_rate}, {"[rank", marker_rank}, {"[RANK", marker_rank}};
+	for (const auto &m : markers) {
+		rs_prefilter.add(m.first);
+		rs_literal_rule.push_back(no_rule);
+		rs_literal_mark.push_back(static_cast<uint8_t>(m.second));
+		rs_literal_progress.push_back(0);
 	}
 	rs_prefilter.build();
 	rs_seen.assign(rs_rules.size(), 0);
@@ -249,6 +266,15 @@ std::vector<std::string> rule_set::sample_conflicts()
 	return warnings;
 }
 
+void rule_set::candidate(uint32_t lit)
+{
+	uint32_t ri = rs_literal_rule[lit];
+	if (ri != no_rule && rs_seen[ri] != rs_generation) {
+		rs_seen[ri] = rs_generation;
+		rs_candidates.push_back(ri);
+	}
+}
+
 const rule *rule_set::match(std::string_view body, unsigned source, capture_list &caps)
 {
 	if (++rs_generation == 0) {
@@ -256,22 +282,67 @@ const rule *rule_set::match(std::string_view body, unsigned source, capture_list
 		rs_generation = 1;
 	}
 	rs_candidates.clear();
-	rs_prefilter.scan(body, [&](int lit) {
-		uint32_t ri = rs_literal_rule[static_cast<size_t>(lit)];
-		if (rs_seen[ri] != rs_generation) {
-			rs_seen[ri] = rs_generation;
-			rs_candidates.push_back(ri);
-		}
+	rs_prefilter.scan(body, [&](int lit) { candidate(static_cast<uint32_t>(lit)); });
+	return confirm(body, source, caps);
+}
+
+void rule_set::scan_line(std::string_view raw, line_hits &h) const
+{
+	h.hits.clear();
+	h.markers = 0;
+	h.rule_hit = !rs_always.empty();
+	rs_prefilter.scan_at(raw, [&](int lit, size_t end) {
+		size_t id = static_cast<size_t>(lit);
+		h.hits.emplace_back(static_cast<uint32_t>(lit),
+				    static_cast<uint32_t>(end - rs_prefilter.literal_size(lit)));
+		if (rs_literal_rule[id] != no_rule)
+			h.rule_hit = true;
+		h.markers |= rs_literal_mark[id];
 	});
+}
+
+const rule *rule_set::match_hits(std::string_view body, size_t body_off, const line_hits &h, unsigned source,
+				 capture_list &caps)
+{
+	if (++rs_generation == 0) {
+		std::fill(rs_seen.begin(), rs_seen.end(), 0);
+		rs_generation = 1;
+	}
+	rs_candidates.clear();
+	// A literal lies in the body when it starts there (all end in it).
+	for (const auto &hit : h.hits)
+		if (hit.second >= body_off)
+			candidate(hit.first);
+	return confirm(body, source, caps);
+}
+
+int rule_set::hit_reach(size_t body_off, const line_hits &h) const
+{
+	if (!rs_always.empty())
+		return 2;
+	int reach = 0;
+	for (const auto &hit : h.hits) {
+		if (hit.second < body_off || rs_literal_rule[hit.first] == no_rule)
+			continue;
+		if (!rs_literal_progress[hit.first])
+			return 2;
+		reach = 1;
+	}
+	return reach;
+}
+
+const rule *rule_set::confirm(std::string_view body, unsigned source, capture_list &caps)
+{
 	for (uint32_t ri : rs_always)
 		rs_candidates.push_back(ri);
 	if (rs_candidates.empty())
 		return nullptr;
-	std::sort(rs_candidates.begin(), rs_candidates.end(), [&](uint32_t a, uint32_t b) {
-		if (rs_rules[a].priority != rs_rules[b].priority)
-			return rs_rules[a].priority > rs_rules[b].priority;
-		return a < b;
-	});
+	if (rs_candidates.size() > 1)
+		std::sort(rs_candidates.begin(), rs_candidates.end(), [&](uint32_t a, uint32_t b) {
+			if (rs_rules[a].priority != rs_rules[b].priority)
+				return rs_rules[a].priority > rs_rules[b].priority;
+			return a < b;
+		});
 	for (uint32_t ri : rs_candidates) {
 		rule &r = rs_rules[ri];
 		if (!(r.sources & source))

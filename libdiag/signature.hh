@@ -69,6 +69,21 @@ struct capture_list {
 	}
 };
 
+// The literal hits of one raw line, found by one scan of it (see
+// rule_set::scan_line); reused from line to line without allocating.
+struct line_hits {
+	std::vector<std::pair<uint32_t, uint32_t>> hits; // (literal id, start offset)
+	bool rule_hit = false;  // a rule's literal occurs (or some rule has none)
+	unsigned markers = 0;   // which reader markers occur (marker_* bits)
+};
+
+// Reader markers: texts that are no rule's business but make a reader look
+// closer at a line. They ride along in the literal scan.
+enum marker_bits : unsigned {
+	marker_rate = 1, // "it/s", "s/it": a progress bar another line may be glued to
+	marker_rank = 2, // "[rank", "[RANK": a rank prefix
+};
+
 class rule_set {
 public:
 	// Loads every *.yaml of a directory, in name order. On error returns
@@ -83,6 +98,16 @@ public:
 	// The highest-priority rule that matches the line body, or nullptr.
 	const rule *match(std::string_view body, unsigned source, capture_list &caps);
 
+	// One scan of a raw line for every literal and marker.
+	void scan_line(std::string_view raw, line_hits &h) const;
+	// match() for body = raw.substr(body_off), given scan_line(raw): the
+	// same answer without scanning the line again.
+	const rule *match_hits(std::string_view body, size_t body_off, const line_hits &h, unsigned source,
+			       capture_list &caps);
+	// What match_hits could find at best: 0 no rule at all, 1 only
+	// progress rules (kind progress), 2 anything else.
+	int hit_reach(size_t body_off, const line_hits &h) const;
+
 	size_t size() const { return rs_rules.size(); }
 	const rule &at(size_t i) const { return rs_rules[i]; }
 	const rule *find(std::string_view id) const;
@@ -94,7 +119,12 @@ private:
 
 	std::vector<rule> rs_rules;
 	literal_set rs_prefilter;
-	std::vector<uint32_t> rs_literal_rule; // literal id -> rule index
+	const rule *confirm(std::string_view body, unsigned source, capture_list &caps);
+	void candidate(uint32_t lit);
+
+	std::vector<uint32_t> rs_literal_rule; // literal id -> rule index (no_rule: a marker)
+	std::vector<uint8_t> rs_literal_mark;  // literal id -> marker bits
+	std::vector<uint8_t> rs_literal_progress; // literal id -> its rule is a progress rule
 	std::vector<uint32_t> rs_always;       // rules without a literal
 	std::vector<uint32_t> rs_seen;         // per rule: generation stamp
 	uint32_t rs_generation = 0;

@@ -7,6 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace diag {
@@ -130,7 +135,69 @@ int body_rank(std::string_view body)
 	return -1;
 }
 
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// False only when find_timestamp(s) must come back empty, at a fraction of
+// its cost. Every shape it knows has a clock ("22:52:45": a digit, a colon
+// and a digit, within the head it searches plus the longest shape's lead),
+// except raw kmsg ("[" then blanks and digits) and epoch seconds leading the
+// line (nine digits or more).
+bool may_have_timestamp(std::string_view s)
+{
+	const char *p = s.data();
+	const char *end = p + s.size();
+	const char *e = p + std::min<size_t>(s.size(), 160 + 48);
+	for (const char *q = p; q < e && (q = static_cast<const char *>(memchr(q, ':', static_cast<size_t>(e - q)))); q++)
+		if (q > p && is_digit(q[-1]) && q + 1 < end && is_digit(q[1]))
+			return true;
+	e = p + std::min<size_t>(s.size(), 160);
+	for (const char *q = p; q < e && (q = static_cast<const char *>(memchr(q, '[', static_cast<size_t>(e - q)))); q++) {
+		const char *r = q + 1;
+		for (int pad = 0; pad < 12 && r < end && *r == ' '; pad++)
+			r++;
+		if (r < end && is_digit(*r))
+			return true;
+	}
+	size_t i = 0;
+	while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	size_t d = i;
+	while (d < s.size() && is_digit(s[d]))
+		d++;
+	return d - i >= 9;
+}
+
+// Whether parse_prefix could find both an srun label and a rank on s.
+bool may_have_label_and_rank(std::string_view s, unsigned markers)
+{
+	if (!(markers & marker_rank))
+		return false;
+	size_t i = 0;
+	while (i < s.size() && s[i] == ' ')
+		i++;
+	return i < s.size() && is_digit(s[i]);
+}
+
+// Progress lines are most of a training log, and only the last one of each
+// writer matters (diagnose compares it with the writer's exceptions). Lines
+// whose literals can only make them progress lines wait here, copied, and
+// their patterns run newest first when the ring fills or the file ends:
+// one confirmed line settles all older ones.
+constexpr size_t progress_ring = 8;
+constexpr size_t progress_max_body = 256;  // longer bodies are matched at once
+constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache misses cost more)
+
+// Per writer; the fields every progress line touches come first. With
+// thousands of ranks the writers do not fit in the cache, so each line
+// should touch as few cache lines as it can.
 struct writer_state {
+	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
+	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
+	// The candidates: lines, lengths and bodies (progress_ring slots of
+	// progress_max_body bytes, allocated at the first).
+	std::unique_ptr<char[]> pending_body;
+	uint64_t pending_line[progress_ring] = {};
+	uint16_t pending_len[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
@@ -139,6 +206,166 @@ struct writer_state {
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
 };
+
+// Large sources are read in two stages on two threads: one reads lines and
+// scans them for literals (the per-byte work), the other does everything
+// that keeps state, in line order. Batches of lines pass between them, so
+// the result cannot depend on timing.
+constexpr uint64_t scan_ahead_min_bytes = 8ull << 20;
+constexpr size_t batch_bytes = 1 << 20;
+constexpr int batch_count = 3;
+
+struct line_batch {
+	struct line_rec {
+		size_t off, len;
+		uint64_t line_no;
+		uint32_t hit_begin, hit_end;
+		uint8_t plain, rule_hit, markers;
+	};
+	std::string text;
+	std::vector<line_rec> lines;
+	std::vector<std::pair<uint32_t, uint32_t>> hits;
+	bool last = false;
+};
+
+// Two threads pay only when a second core is free: on a busy machine the
+// hand-over costs more than it saves (measured). DENPEX_THREADS=1 or 2
+// decides instead. Only the speed depends on this, never the result.
+bool scan_ahead_enabled()
+{
+	static const bool on = [] {
+		const char *e = getenv("DENPEX_THREADS");
+		if (e && *e)
+			return atoi(e) > 1;
+		unsigned cpus = std::thread::hardware_concurrency();
+		double load[1];
+		if (cpus < 2 || getloadavg(load, 1) != 1)
+			return false;
+		return load[0] + 1.0 <= static_cast<double>(cpus);
+	}();
+	return on;
+}
+
+// Runs fn(line, line_no, hits or null) for every non-empty line of lr, as
+// the plain loop in read_text_log does, with the reading and scanning on a
+// second thread. False (nothing read) when the source is too small for that
+// to pay or one core is all there is.
+template <typename F>
+bool scan_ahead(line_reader &lr, const rule_set &rules, F &&fn)
+{
+	if (lr.size_hint() < scan_ahead_min_bytes || !scan_ahead_enabled())
+		return false;
+	line_batch batches[batch_count];
+	std::mutex mu;
+	std::condition_variable cv;
+	int filled = 0, consumed = 0; // batches produced and handed back, in turn
+	bool stop = false;
+	std::exception_ptr failed; // the producer's, rethrown here
+	std::thread producer([&] {
+	    try {
+		line_hits h;
+		std::string_view raw;
+		for (int n = 0;; n++) {
+			line_batch &b = batches[n % batch_count];
+			{
+				std::unique_lock<std::mutex> lk(mu);
+				cv.wait(lk, [&] { return stop || n - consumed < batch_count; });
+				if (stop)
+					return;
+			}
+			b.text.clear();
+			b.lines.clear();
+			b.hits.clear();
+			b.last = true;
+			while (lr.next(raw)) {
+				if (raw.empty())
+					continue;
+				line_batch::line_rec r;
+				r.off = b.text.size();
+				r.len = raw.size();
+				r.line_no = lr.line_no();
+				b.text.append(raw.data(), raw.size());
+				r.plain = !has_control(raw);
+				r.hit_begin = static_cast<uint32_t>(b.hits.size());
+				r.rule_hit = r.markers = 0;
+				if (r.plain) {
+					rules.scan_line(raw, h);
+					b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
+					r.rule_hit = h.rule_hit;
+					r.markers = static_cast<uint8_t>(h.markers);
+				}
+				r.hit_end = static_cast<uint32_t>(b.hits.size());
+				b.lines.push_back(r);
+				if (b.text.size() >= batch_bytes) {
+					b.last = false;
+					break;
+				}
+			}
+			bool last = b.last;
+			{
+				std::lock_guard<std::mutex> lk(mu);
+				filled = n + 1;
+			}
+			cv.notify_all();
+			if (last)
+				return;
+		}
+	    } catch (...) {
+		// Out of memory: end the source here and report it after.
+		std::lock_guard<std::mutex> lk(mu);
+		failed = std::current_exception();
+		filled = INT32_MAX;
+		cv.notify_all();
+	    }
+	});
+	struct joiner {
+		std::thread &t;
+		std::mutex &mu;
+		std::condition_variable &cv;
+		bool &stop;
+		~joiner()
+		{
+			{
+				std::lock_guard<std::mutex> lk(mu);
+				stop = true;
+			}
+			cv.notify_all();
+			t.join();
+		}
+	} join{producer, mu, cv, stop};
+	line_hits h;
+	for (int n = 0;; n++) {
+		line_batch &b = batches[n % batch_count];
+		{
+			std::unique_lock<std::mutex> lk(mu);
+			cv.wait(lk, [&] { return filled > n; });
+			if (failed)
+				break;
+		}
+		for (const auto &r : b.lines) {
+			std::string_view line(b.text.data() + r.off, r.len);
+			if (!r.plain) {
+				fn(line, r.line_no, nullptr);
+				continue;
+			}
+			h.hits.assign(b.hits.begin() + r.hit_begin, b.hits.begin() + r.hit_end);
+			h.rule_hit = r.rule_hit;
+			h.markers = r.markers;
+			fn(line, r.line_no, &h);
+		}
+		bool last = b.last;
+		{
+			std::lock_guard<std::mutex> lk(mu);
+			consumed = n + 1;
+		}
+		cv.notify_all();
+		if (last)
+			break;
+	}
+	if (failed)
+		std::rethrow_exception(failed); // the joiner joins on the way out
+	return true;
+}
 
 } // namespace
 
@@ -192,20 +419,71 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 {
 	line_cleaner cleaner;
 	capture_list caps;
+	line_hits hits, seg_hits;
 	unsigned srcbit = kind == source_kind::kernel_log ? src_kernel : kind == source_kind::nccl_log ? src_nccl : src_log;
 	std::unordered_map<uint64_t, uint32_t> writer_ids; // identity -> key
 	std::vector<writer_state> writers;
+	// Small ranks, labels and local ranks (nearly all writers) are found in
+	// a flat table instead: no hashing, one small array.
+	constexpr uint64_t flat_ids = 1 << 14;
+	std::vector<uint32_t> flat_writer; // (kind-1)*flat_ids + id -> key+1 (0: none yet)
+	auto find_writer = [&](uint64_t ident) -> uint32_t {
+		uint64_t kind_no = ident >> 40, id = ident & ((1ull << 40) - 1);
+		uint32_t *slot = nullptr;
+		if (kind_no >= 1 && kind_no <= 3 && id < flat_ids) {
+			if (flat_writer.empty())
+				flat_writer.assign(3 * flat_ids, 0);
+			slot = &flat_writer[(kind_no - 1) * flat_ids + id];
+			if (*slot)
+				return *slot - 1;
+		} else {
+			auto wit = writer_ids.find(ident);
+			if (wit != writer_ids.end())
+				return wit->second;
+		}
+		uint32_t key = static_cast<uint32_t>(writers.size());
+		if (slot)
+			*slot = key + 1;
+		else
+			writer_ids.emplace(ident, key);
+		writers.emplace_back();
+		return key;
+	};
 	ts_value file_last_ts;
 	// Events seen before the file's first timestamp: they happened no
 	// later than it, so they take it when it comes.
 	std::vector<long> untimed;
 	int host_hint = ev.source(file).host_hint;
+	// Settles a writer's progress candidates: the newest that matches wins.
+	auto settle = [&](writer_state &w) {
+		for (size_t i = w.npending; i-- > 0;) {
+			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
+			if (rules.match(body, srcbit, caps)) {
+				w.progress_line = w.pending_line[i];
+				break;
+			}
+		}
+		w.npending = 0;
+	};
 	bool labels_not_ranks = false;
 	std::string_view raw;
 
-	while (lr.next(raw)) {
-		uint64_t line_no = lr.line_no();
-		auto process = [&](std::string_view seg) {
+	uint64_t line_no = 0;
+	{
+		// seg is a piece of the raw line. h: the literal hits when seg is
+		// the whole raw line (then lines that can matter nowhere are passed
+		// over early); null to look at seg from scratch.
+		auto process = [&](std::string_view seg, const line_hits *h) {
+			bool may_ts = true;
+			if (h) {
+				may_ts = may_have_timestamp(seg);
+				// No rule's literal, no time and nothing for the prefix
+				// flags: such a line changes nothing.
+				if (!h->rule_hit && !may_ts &&
+				    (kind == source_kind::kernel_log || labels_not_ranks ||
+				     !may_have_label_and_rank(seg, h->markers)))
+					return;
+			}
 			line_identity id;
 			if (kind == source_kind::kernel_log)
 				id.body = seg;
@@ -220,22 +498,35 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					 : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
 					 : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
 					 : 0;
-			auto wit = writer_ids.find(ident);
-			uint32_t key;
-			if (wit == writer_ids.end()) {
-				key = static_cast<uint32_t>(writers.size());
-				writer_ids.emplace(ident, key);
-				writers.emplace_back();
-			} else {
-				key = wit->second;
-			}
+			uint32_t key = find_writer(ident);
 
 			// Resolution to UTC happens later, with the node's context.
-			auto ts = find_timestamp(seg);
+			auto ts = may_ts ? find_timestamp(seg) : std::nullopt;
 			std::string_view khost;
 			if (ts && kind == source_kind::kernel_log)
 				khost = syslog_host(seg, *ts);
-			const rule *r = rules.match(id.body, srcbit, caps);
+			const rule *r = nullptr;
+			bool deferred = false;
+			if (!h) {
+				r = rules.match(id.body, srcbit, caps);
+			} else if (h->rule_hit) {
+				size_t off = static_cast<size_t>(id.body.data() - seg.data());
+				int reach = rules.hit_reach(off, *h);
+				if (reach == 1 && id.body.size() <= progress_max_body && writers.size() <= progress_max_writers) {
+					writer_state &w = writers[key];
+					if (w.npending == progress_ring)
+						settle(w);
+					if (!w.pending_body)
+						w.pending_body.reset(new char[progress_ring * progress_max_body]);
+					w.pending_line[w.npending] = line_no;
+					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
+					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
+					w.npending++;
+					deferred = true;
+				} else if (reach) {
+					r = rules.match_hits(id.body, off, *h, srcbit, caps);
+				}
+			}
 			if (ts) {
 				writers[key].last_ts = *ts;
 				file_last_ts = *ts;
@@ -248,10 +539,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				}
 				untimed.clear();
 			}
-			if (!r)
+			if (deferred || !r)
 				return;
 			if (r->kind == rule_kind::progress) {
-				ev.last_progress[writer_key(file, key)] = line_no;
+				// Newer than every candidate waiting: those no longer matter.
+				writers[key].progress_line = line_no;
+				writers[key].npending = 0;
 				return;
 			}
 			if (r->kind == rule_kind::handled) {
@@ -345,7 +638,54 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (timeless && idx >= 0)
 				untimed.push_back(idx);
 		};
-		cleaner.for_each_segment(raw, [&](std::string_view seg) { split_glued(seg, process); });
+		// A segment with its literal hits: one scan found every literal
+		// in it, and a prefix's literals are told apart by where they
+		// start. Pieces split off a glued segment are looked at afresh.
+		auto segment = [&](std::string_view seg, const line_hits *h) {
+			if (!(h->markers & (marker_rate | marker_rank))) {
+				process(seg, h);
+				return;
+			}
+			split_glued(seg, [&](std::string_view piece) {
+				process(piece, piece.size() == seg.size() ? h : nullptr);
+			});
+		};
+		// One raw line. pre: its literal hits when it is plain (no control
+		// bytes; found by the caller), else null.
+		auto handle = [&](std::string_view line, const line_hits *pre) {
+			if (pre) {
+				// A plain line is its own only segment.
+				segment(line, pre);
+				return;
+			}
+			cleaner.for_each_segment(line, [&](std::string_view seg) {
+				rules.scan_line(seg, seg_hits);
+				segment(seg, &seg_hits);
+			});
+		};
+
+		if (!scan_ahead(lr, rules, [&](std::string_view line, uint64_t no, const line_hits *pre) {
+			    line_no = no;
+			    handle(line, pre);
+		    })) {
+			while (lr.next(raw)) {
+				if (raw.empty())
+					continue;
+				line_no = lr.line_no();
+				if (has_control(raw)) {
+					handle(raw, nullptr);
+					continue;
+				}
+				rules.scan_line(raw, hits);
+				handle(raw, &hits);
+			}
+		}
+	}
+	for (uint32_t k = 0; k < writers.size(); k++) {
+		writer_state &w = writers[k];
+		settle(w);
+		if (w.progress_line)
+			ev.last_progress[writer_key(file, k)] = w.progress_line;
 	}
 	source_file &sf = ev.source(file);
 	sf.bytes_read = lr.bytes_read();

@@ -8,9 +8,11 @@
 #include "sacct_reader.hh"
 #include "source_sniff.hh"
 #include "text_clean.hh"
+#include "text_log_reader.hh"
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -227,6 +229,60 @@ START_TEST(bus_ids)
 }
 END_TEST
 
+
+// A source large enough to be read on two threads (when a core is free)
+// gives what the line-by-line reading defines: the event on its line, and
+// per writer the last progress line (deferred progress lines settle newest
+// first).
+START_TEST(large_log_in_line_order)
+{
+	setenv("DENPEX_THREADS", "2", 1);
+	rule_set rules;
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+	std::string text;
+	uint64_t line = 0, oom_line = 0, last_of[8] = {};
+	while (text.size() < (12u << 20)) {
+		int r = static_cast<int>(line % 8);
+		line++;
+		if (line == 150000) {
+			text += "3: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+			oom_line = line;
+			continue;
+		}
+		if (line % 1000 == 0) {
+			text += std::to_string(r) + ": \x1b[32mdataloader\x1b[0m: shard " + std::to_string(line) + "\r\n";
+			continue;
+		}
+		// The last lines of rank 5 only look like progress.
+		if (r == 5 && text.size() > (12u << 20) - 4096)
+			text += "5: loss of precision warning " + std::to_string(line) + "\n";
+		else {
+			text += std::to_string(r) + ": step " + std::to_string(line) + " | loss 2.31 | lr 3.0e-04\n";
+			last_of[r] = line;
+		}
+	}
+	line_reader lr(text);
+	evidence ev;
+	source_file sf;
+	sf.path = "job.out";
+	uint32_t file = ev.add_source(sf);
+	ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+	bool found = false;
+	for (const auto &e : ev.events)
+		if (e.line == oom_line && e.task == 3 && e.cls == failure_class::cuda_oom)
+			found = true;
+	ck_assert_msg(found, "the OOM event on line %llu", static_cast<unsigned long long>(oom_line));
+	std::set<uint64_t> lasts, want;
+	for (const auto &lp : ev.last_progress)
+		lasts.insert(lp.second);
+	for (uint64_t l : last_of)
+		want.insert(l);
+	ck_assert(lasts == want);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("readers");
@@ -242,6 +298,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_pipe_output);
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
+	tcase_add_test(t, large_log_in_line_order);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include "signature.hh"
 
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -107,6 +108,61 @@ START_TEST(literal_set_overlaps)
 }
 END_TEST
 
+START_TEST(literal_set_reports_where_literals_end)
+{
+	literal_set ls;
+	int he = ls.add("he"), hers = ls.add("hers");
+	ls.build();
+	std::multiset<std::pair<int, size_t>> found;
+	ls.scan_at("ushers he", [&](int id, size_t end) { found.insert({id, end}); });
+	ck_assert_uint_eq(found.count({he, 4}), 1);
+	ck_assert_uint_eq(found.count({hers, 6}), 1);
+	ck_assert_uint_eq(found.count({he, 9}), 1);
+	ck_assert_uint_eq(found.size(), 3);
+}
+END_TEST
+
+// One scan of the whole line gives the same rule as a scan of its body,
+// wherever the body starts (a literal inside a prefix does not count).
+START_TEST(match_hits_agrees_with_match)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	const char *prefixes[] = {"", "12: ", "[rank3]: ", "12: [rank3]:", "Killed: ", "[default0]:loss ",
+				  "node01:123:456 [0] NCCL INFO "};
+	capture_list c1, c2;
+	line_hits h;
+	size_t checked = 0;
+	for (size_t i = 0; i < rs.size(); i++) {
+		for (const auto &sample : rs.at(i).samples) {
+			for (const char *p : prefixes) {
+				std::string line = std::string(p) + sample;
+				rs.scan_line(line, h);
+				for (size_t off = 0; off <= std::strlen(p); off++) {
+					std::string_view body = std::string_view(line).substr(off);
+					const rule *a = rs.match(body, src_all, c1);
+					const rule *b = rs.match_hits(body, off, h, src_all, c2);
+					ck_assert_ptr_eq(a, b);
+					int reach = rs.hit_reach(off, h);
+					if (a)
+						ck_assert_int_ge(reach, a->kind == rule_kind::progress ? 1 : 2);
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(checked, 100);
+	rs.scan_line("loss 2.3 [rank3]: 2.1it/s", h);
+	ck_assert_uint_eq(h.markers, marker_rank | marker_rate);
+	ck_assert(h.rule_hit);
+	rs.scan_line("nothing to see", h);
+	ck_assert(!h.rule_hit);
+	ck_assert_uint_eq(h.markers, 0);
+}
+END_TEST
+
 START_TEST(priority_decides_between_rules)
 {
 	std::string y = std::string(good_rule) +
@@ -168,6 +224,8 @@ static Suite *suite()
 	tcase_add_test(t, loader_refuses_sample_without_literal);
 	tcase_add_test(t, loader_refuses_bad_pattern_class_role_key);
 	tcase_add_test(t, literal_set_overlaps);
+	tcase_add_test(t, literal_set_reports_where_literals_end);
+	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);
 	tcase_add_test(t, shipped_rules_load_and_cover_every_class);
 	suite_add_tcase(s, t);

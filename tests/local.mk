@@ -23,3 +23,4 @@ include %reldir%/fr.mk
 include %reldir%/sim.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
+include %reldir%/bench.mk
