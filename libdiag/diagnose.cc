@@ -1,5 +1,6 @@
 #include "diagnose.hh"
 
+#include "line_prefix.hh"
 #include "plugin_records.hh"
 #include "rank_map.hh"
 
@@ -489,16 +490,7 @@ bool sacct_state_event(const evidence &ev, event &out)
 
 bool parse_uint_str(const std::string &s, long long &out)
 {
-	if (s.empty() || s.size() > 18)
-		return false;
-	long long v = 0;
-	for (char c : s) {
-		if (c < '0' || c > '9')
-			return false;
-		v = v * 10 + (c - '0');
-	}
-	out = v;
-	return true;
+	return parse_uint(s, out);
 }
 
 verdict diagnose(diagnosis_input &in)
