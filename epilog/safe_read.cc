@@ -59,17 +59,14 @@ bool put_chunk(int fd, const char *p, uint32_t n)
 	return write_all(fd, &n, sizeof(n)) && (n == 0 || write_all(fd, p, n));
 }
 
-// Streams at most cap bytes of an open regular file: all of it, or its head
-// and tail with a marker line between.
-bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t cap)
+// Copies up to limit bytes from fd to out as chunks; false only when out
+// fails (a short file just ends the copy).
+bool copy_chunks(int out, int fd, uint64_t limit)
 {
 	static char buf[chunk_size];
-	if (!write_all(out, &rec_file, 1) || !put_str(out, name) || !write_all(out, &size, sizeof(size)))
-		return false;
-	uint64_t head = size <= cap ? cap : cap / 2;
-	uint64_t sent = 0;
-	while (sent < head) {
-		size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), head - sent));
+	uint64_t done = 0;
+	while (done < limit) {
+		size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), limit - done));
 		ssize_t r = read(fd, buf, want);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -77,28 +74,28 @@ bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t c
 			break;
 		if (!put_chunk(out, buf, static_cast<uint32_t>(r)))
 			return false;
-		sent += static_cast<uint64_t>(r);
+		done += static_cast<uint64_t>(r);
 	}
+	return true;
+}
+
+// Streams at most cap bytes of an open regular file: all of it, or its head
+// and tail with a marker line between.
+bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t cap)
+{
+	if (!write_all(out, &rec_file, 1) || !put_str(out, name) || !write_all(out, &size, sizeof(size)))
+		return false;
+	uint64_t head = size <= cap ? cap : cap / 2;
+	if (!copy_chunks(out, fd, head))
+		return false;
 	if (size > cap) {
 		uint64_t tail = cap - head;
 		std::string mark = "\n[denpex-epilog: " + std::to_string(size - head - tail) +
 				   " bytes omitted]\n";
 		if (!put_chunk(out, mark.data(), static_cast<uint32_t>(mark.size())))
 			return false;
-		if (lseek(fd, static_cast<off_t>(size - tail), SEEK_SET) >= 0) {
-			uint64_t got = 0;
-			while (got < tail) {
-				size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), tail - got));
-				ssize_t r = read(fd, buf, want);
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0)
-					break;
-				if (!put_chunk(out, buf, static_cast<uint32_t>(r)))
-					return false;
-				got += static_cast<uint64_t>(r);
-			}
-		}
+		if (lseek(fd, static_cast<off_t>(size - tail), SEEK_SET) >= 0 && !copy_chunks(out, fd, tail))
+			return false;
 	}
 	return put_chunk(out, nullptr, 0);
 }
