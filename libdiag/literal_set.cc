@@ -97,6 +97,36 @@ void literal_set::build()
 		ls_out.insert(ls_out.end(), out[s].begin(), out[s].end());
 	}
 	ls_out_begin[n] = static_cast<uint32_t>(ls_out.size());
+	build_filter();
+}
+
+void literal_set::build_filter()
+{
+	ls_use_filter = !ls_literals.empty();
+	for (const auto &lit : ls_literals)
+		if (lit.size() < 3)
+			ls_use_filter = false;
+	ls_tri_bits.assign(ls_use_filter ? (1u << 16) / 8 : 0, 0);
+	ls_tri_keys.clear();
+	ls_tri_begin.clear();
+	ls_tri_ids.clear();
+	if (!ls_use_filter)
+		return;
+	std::vector<std::pair<uint32_t, int32_t>> heads;
+	for (size_t id = 0; id < ls_literals.size(); id++)
+		heads.emplace_back(trigram(reinterpret_cast<const unsigned char *>(ls_literals[id].data())),
+				   static_cast<int32_t>(id));
+	std::sort(heads.begin(), heads.end());
+	for (const auto &h : heads) {
+		if (ls_tri_keys.empty() || ls_tri_keys.back() != h.first) {
+			ls_tri_keys.push_back(h.first);
+			ls_tri_begin.push_back(static_cast<uint32_t>(ls_tri_ids.size()));
+			uint32_t hash = trigram_hash(h.first);
+			ls_tri_bits[hash >> 3] = static_cast<uint8_t>(ls_tri_bits[hash >> 3] | 1u << (hash & 7));
+		}
+		ls_tri_ids.push_back(h.second);
+	}
+	ls_tri_begin.push_back(static_cast<uint32_t>(ls_tri_ids.size()));
 }
 
 } // namespace diag

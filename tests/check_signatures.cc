@@ -6,6 +6,7 @@
 #include "signature.hh"
 
 #include <cstdio>
+#include <dirent.h>
 #include <cstring>
 #include <set>
 #include <string>
@@ -122,6 +123,78 @@ START_TEST(literal_set_reports_where_literals_end)
 }
 END_TEST
 
+// The trigram filter finds exactly what the Aho-Corasick DFA finds, on the
+// shipped literals: over every rule's samples, every line of the test
+// fixtures, and random text built from pieces of literals (near misses).
+START_TEST(literal_filter_agrees_with_dfa)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(TEST_CONFDIR "/signatures", err), "%s", err.c_str());
+	literal_set ls;
+	std::vector<std::string> lits = rs.all_literals();
+	for (const auto &l : lits)
+		ls.add(l);
+	ls.build();
+	ck_assert(ls.uses_filter());
+	auto same = [&](const std::string &text) {
+		std::multiset<std::pair<int, size_t>> a, b;
+		ls.scan_at(text, [&](int id, size_t end) { a.insert({id, end}); });
+		ls.dfa_scan(text, [&](int id, size_t end) { b.insert({id, end}); });
+		ck_assert_msg(a == b, "filter found %zu hits, DFA %zu, in \"%s\"", a.size(), b.size(), text.c_str());
+		return a.size();
+	};
+	size_t hits = 0, texts = 0;
+	for (size_t i = 0; i < rs.size(); i++)
+		for (const auto &smp : rs.at(i).samples) {
+			hits += same(smp);
+			texts++;
+		}
+	ck_assert_uint_gt(hits, texts / 2);
+	size_t lines = 0;
+	for (const char *dir : {TEST_DATADIR "/realworld", TEST_DATADIR "/example"}) {
+		DIR *d = opendir(dir);
+		ck_assert_msg(d, "%s", dir);
+		while (struct dirent *cs = readdir(d)) {
+			if (cs->d_name[0] == '.')
+				continue;
+			std::string sub = std::string(dir) + "/" + cs->d_name;
+			DIR *sd = opendir(sub.c_str());
+			if (!sd)
+				continue;
+			while (struct dirent *f = readdir(sd)) {
+				FILE *fp = f->d_name[0] == '.' ? nullptr : fopen((sub + "/" + f->d_name).c_str(), "r");
+				if (!fp)
+					continue;
+				char line[8192];
+				while (fgets(line, sizeof line, fp)) {
+					same(line);
+					lines++;
+				}
+				fclose(fp);
+			}
+			closedir(sd);
+		}
+		closedir(d);
+	}
+	ck_assert_uint_gt(lines, 100);
+	unsigned seed = 12345;
+	auto rnd = [&] { return seed = seed * 1103515245 + 12345, (seed >> 8) & 0xffff; };
+	for (int t = 0; t < 20000; t++) {
+		std::string text;
+		int pieces = 1 + static_cast<int>(rnd() % 6);
+		for (int k = 0; k < pieces; k++) {
+			const std::string &l = lits[rnd() % lits.size()];
+			size_t from = rnd() % l.size(), len = 1 + rnd() % l.size();
+			text += l.substr(from, len);
+			if (rnd() % 3 == 0)
+				text += static_cast<char>(rnd() % 256);
+		}
+		same(text);
+	}
+}
+END_TEST
+
 // One scan of the whole line gives the same rule as a scan of its body,
 // wherever the body starts (a literal inside a prefix does not count).
 START_TEST(match_hits_agrees_with_match)
@@ -225,6 +298,7 @@ static Suite *suite()
 	tcase_add_test(t, loader_refuses_bad_pattern_class_role_key);
 	tcase_add_test(t, literal_set_overlaps);
 	tcase_add_test(t, literal_set_reports_where_literals_end);
+	tcase_add_test(t, literal_filter_agrees_with_dfa);
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);
 	tcase_add_test(t, shipped_rules_load_and_cover_every_class);
