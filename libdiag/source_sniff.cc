@@ -1,6 +1,7 @@
 #include "source_sniff.hh"
 
 #include "line_prefix.hh"
+#include "text_clean.hh"
 #include "timestamp.hh"
 
 #include <cctype>
@@ -53,16 +54,33 @@ sniff_result sniff_source(std::string_view head)
 		r.kind = source_kind::fr_dump;
 		return r;
 	}
-	// Text has no NULs (a crashed writer leaves a few) and few control
-	// bytes besides tabs, newlines and ANSI escapes.
-	size_t nul = 0, ctrl = 0, n = std::min<size_t>(head.size(), 4096);
-	for (unsigned char c : head.substr(0, n)) {
-		if (c == 0)
-			nul++;
-		else if (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b) || c == 0x7f)
+	// Text has no NULs and few control bytes besides tabs, newlines and
+	// ANSI escapes. A crashed writer leaves a few NULs, or a hole: a run
+	// of them where the file system had not yet written the data (a node
+	// that died mid-write). Holes are passed over, and the first 4 KiB
+	// that are not hole decide.
+	constexpr size_t hole_run = line_cleaner::hole_run;
+	size_t nul = 0, ctrl = 0, n = 0, run = 0;
+	for (size_t i = 0; i < head.size() && n < 4096; i++) {
+		unsigned char c = static_cast<unsigned char>(head[i]);
+		if (c == 0) {
+			run++;
+			continue;
+		}
+		if (run && run < hole_run) {
+			nul += run;
+			n += run;
+		}
+		run = 0;
+		n++;
+		if (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b) || c == 0x7f)
 			ctrl++;
 	}
-	if (nul * 32 > n || (nul + ctrl) * 8 > n) {
+	if (run && run < hole_run) {
+		nul += run;
+		n += run;
+	}
+	if (n == 0 || nul * 32 > n || (nul + ctrl) * 8 > n) {
 		r.what = sniffed::binary;
 		return r;
 	}

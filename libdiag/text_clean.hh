@@ -47,18 +47,40 @@ public:
 				fn(raw);
 			return;
 		}
+		// A run of NULs ends a segment too: it is a hole where a dying
+		// writer's data never reached the disk, and what follows belongs
+		// to another write, not to the cut-off line. (A stray NUL is
+		// dropped like other control bytes.)
 		size_t start = 0;
 		while (start <= raw.size()) {
-			size_t cr = raw.find('\r', start);
-			std::string_view piece = raw.substr(start, cr == std::string_view::npos ? std::string_view::npos : cr - start);
-			std::string_view clean = strip(piece);
+			size_t brk = start, skip = 0;
+			for (; brk < raw.size(); brk++) {
+				if (raw[brk] == '\r') {
+					skip = 1;
+					break;
+				}
+				if (raw[brk] == '\0') {
+					size_t run = 1;
+					while (brk + run < raw.size() && raw[brk + run] == '\0')
+						run++;
+					if (run >= hole_run) {
+						skip = run;
+						break;
+					}
+					brk += run - 1;
+				}
+			}
+			std::string_view clean = strip(raw.substr(start, brk - start));
 			if (!clean.empty())
 				fn(clean);
-			if (cr == std::string_view::npos)
+			if (brk >= raw.size())
 				break;
-			start = cr + 1;
+			start = brk + skip;
 		}
 	}
+
+	// NULs in a run this long are a hole in the file (see for_each_segment).
+	static constexpr size_t hole_run = 16;
 
 	// The line without escapes and control bytes, '\r' kept out.
 	std::string_view strip(std::string_view raw);

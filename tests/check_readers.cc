@@ -123,6 +123,13 @@ START_TEST(clean_ansi_and_progress_bars)
 	segs.clear();
 	c.for_each_segment(std::string_view("a\0b\tc", 5), [&](std::string_view s) { segs.emplace_back(s); });
 	ck_assert_str_eq(segs[0].c_str(), "ab c");
+	// A hole cuts the line: its two sides are two segments.
+	segs.clear();
+	std::string holed = "3: TypeError: forward() got an unexpected keyword argument 'atte" + std::string(300, '\0') +
+			    "srun: error: node060: task 15: Exited with exit code 1";
+	c.for_each_segment(holed, [&](std::string_view s) { segs.emplace_back(s); });
+	ck_assert_uint_eq(segs.size(), 2);
+	ck_assert_str_eq(segs[1].c_str(), "srun: error: node060: task 15: Exited with exit code 1");
 }
 END_TEST
 
@@ -177,6 +184,21 @@ START_TEST(sniff_kinds)
 	k = sniff_source("0: hello\n1: world\n");
 	ck_assert(k.kind == source_kind::job_log);
 	ck_assert(sniff_source(std::string(5000, '\0')).what == sniffed::binary);
+	// A hole (a run of NULs a dying node left) in a log: still the log.
+	k = sniff_source("0: hello\n" + std::string(700, '\0') + "3: Traceback (most recent call last):\n1: world\n");
+	ck_assert(k.what != sniffed::binary && k.kind == source_kind::job_log);
+	k = sniff_source(std::string(9000, '\0') + "0: hello\n1: world\n");
+	ck_assert(k.what != sniffed::binary && k.kind == source_kind::job_log);
+	// NULs spread among other bytes are binary data.
+	std::string bin;
+	for (int i = 0; i < 3000; i++)
+		bin += i % 3 ? static_cast<char>('a' + i % 26) : '\0';
+	ck_assert(sniff_source(bin).what == sniffed::binary);
+	// An executable: short runs of NULs among other bytes.
+	std::string elf("\x7f" "ELF\x02\x01\x01", 7);
+	for (int i = 0; i < 2000; i++)
+		elf += i % 16 < 6 ? '\0' : static_cast<char>(0x40 + i * 37 % 64);
+	ck_assert(sniff_source(elf).what == sniffed::binary);
 }
 END_TEST
 
