@@ -143,6 +143,45 @@ bool line_reader::next(std::string_view &line)
 	}
 }
 
+bool line_reader::next_lines(std::string_view &chunk, uint64_t &lines)
+{
+	if (lr_head_limit || lr_prev_piece)
+		return false;
+	for (;;) {
+		const char *start = lr_buf.data() + lr_begin;
+		size_t avail = lr_end - lr_begin;
+		const char *nl = avail ? static_cast<const char *>(memrchr(start, '\n', avail)) : nullptr;
+		if (nl) {
+			size_t len = static_cast<size_t>(nl - start) + 1;
+			lines = 0;
+			for (const char *p = start; (p = static_cast<const char *>(memchr(p, '\n', static_cast<size_t>(nl + 1 - p)))); p++)
+				lines++;
+			lr_begin += len;
+			lr_line_no += lines;
+			lr_piece = false;
+			chunk = std::string_view(start, len);
+			return true;
+		}
+		// No newline: an over-long line is next()'s to cut; the source's
+		// last line is returned whole.
+		if (avail >= lr_max_line)
+			return false;
+		if (!fill()) {
+			// fill() may have moved the bytes.
+			start = lr_buf.data() + lr_begin;
+			avail = lr_end - lr_begin;
+			if (avail == 0)
+				return false;
+			lr_begin = lr_end;
+			lr_line_no++;
+			lr_piece = false;
+			lines = 1;
+			chunk = std::string_view(start, avail);
+			return true;
+		}
+	}
+}
+
 std::string_view line_reader::peek(size_t n)
 {
 	while (lr_end - lr_begin < n && fill()) {

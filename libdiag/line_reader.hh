@@ -24,6 +24,17 @@ public:
 	// handles it). False at the end or on a read error (see error()).
 	bool next(std::string_view &line);
 
+	// For callers that split lines themselves (reading stays cheap where
+	// it must be done in order): every complete line buffered, as one
+	// chunk that ends in '\n' (or the source's last line, without one),
+	// reading more when none is buffered; lines: how many lines it holds
+	// (line_no() counts them). A caller splitting it as next() would (at
+	// '\n', over-long lines in pieces of max_line() under one number)
+	// gets what next() gives. False when next() must be called instead:
+	// at the end, with a head/tail cap, or inside an over-long line.
+	bool next_lines(std::string_view &chunk, uint64_t &lines);
+	size_t max_line() const { return lr_max_line; }
+
 	uint64_t line_no() const { return lr_line_no; }   // 1-based number of the last line
 	uint64_t bytes_read() const { return lr_bytes_read; }
 	uint64_t bytes_skipped() const { return lr_skipped; } // by the head/tail cap

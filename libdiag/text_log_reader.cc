@@ -207,119 +207,301 @@ struct writer_state {
 	uint64_t block_rank_line = 0;
 };
 
-// Large sources are read in two stages on two threads: one reads lines and
-// scans them for literals (the per-byte work), the other does everything
-// that keeps state, in line order. Batches of lines pass between them, so
-// the result cannot depend on timing.
-constexpr uint64_t scan_ahead_min_bytes = 8ull << 20;
-constexpr size_t batch_bytes = 1 << 20;
-constexpr int batch_count = 3;
+// What one line says without any state: its literal hits, its prefixes
+// and its time. Scanning threads find these; the thread that keeps the
+// state only reads them.
+struct line_facts {
+	bool may_ts = false;   // a timestamp may be on the line (else ts is empty)
+	bool skip = false;     // no rule's literal, no time, no label with a rank: nothing to do
+	int reach = 0;         // rule_set::hit_reach at the body
+	line_identity id;      // views into the line
+	std::optional<ts_value> ts;
+};
 
-struct line_batch {
+// Fills f for a segment with its literal hits h. kind: the source's.
+void find_facts(std::string_view seg, const line_hits &h, source_kind kind, const rule_set &rules, line_facts &f)
+{
+	f.may_ts = may_have_timestamp(seg);
+	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers));
+	f.id = line_identity();
+	f.ts.reset();
+	f.reach = 0;
+	if (f.skip)
+		return;
+	if (kind == source_kind::kernel_log)
+		f.id.body = seg;
+	else
+		f.id = parse_prefix(seg);
+	if (f.may_ts)
+		f.ts = find_timestamp(seg);
+	if (h.rule_hit)
+		f.reach = rules.hit_reach(static_cast<size_t>(f.id.body.data() - seg.data()), h);
+}
+
+// line_facts as a batch keeps them: small (what crosses between cores is
+// what costs), the views as offsets into the line, times aside.
+struct packed_facts {
+	uint8_t may_ts, skip, nccl;
+	int8_t reach;
+	int32_t task, rank, local_rank, pid, cuda_dev;
+	uint32_t body_off, host_off, host_len;
+	int32_t ts; // index into the batch's times, -1: none
+};
+
+void pack_facts(const line_facts &f, std::string_view line, std::vector<ts_value> &times, packed_facts &p)
+{
+	p.may_ts = f.may_ts;
+	p.skip = f.skip;
+	p.reach = static_cast<int8_t>(f.reach);
+	if (f.skip)
+		return;
+	p.nccl = f.id.nccl;
+	p.task = f.id.task;
+	p.rank = f.id.rank;
+	p.local_rank = f.id.local_rank;
+	p.pid = f.id.pid;
+	p.cuda_dev = f.id.cuda_dev;
+	p.body_off = static_cast<uint32_t>(f.id.body.data() - line.data());
+	p.host_off = f.id.host.empty() ? 0 : static_cast<uint32_t>(f.id.host.data() - line.data());
+	p.host_len = static_cast<uint32_t>(f.id.host.size());
+	p.ts = -1;
+	if (f.ts) {
+		p.ts = static_cast<int32_t>(times.size());
+		times.push_back(*f.ts);
+	}
+}
+
+void unpack_facts(const packed_facts &p, std::string_view line, const std::vector<ts_value> &times, line_facts &f)
+{
+	f.may_ts = p.may_ts;
+	f.skip = p.skip;
+	f.reach = p.reach;
+	if (f.skip)
+		return;
+	f.id.nccl = p.nccl;
+	f.id.task = p.task;
+	f.id.rank = p.rank;
+	f.id.local_rank = p.local_rank;
+	f.id.pid = p.pid;
+	f.id.cuda_dev = p.cuda_dev;
+	f.id.body = line.substr(p.body_off);
+	f.id.host = p.host_len ? line.substr(p.host_off, p.host_len) : std::string_view();
+	if (p.ts >= 0)
+		f.ts = times[static_cast<size_t>(p.ts)];
+	else
+		f.ts.reset();
+}
+
+// Large sources are read in stages on several threads: scanning threads
+// take batches of lines in turn (reading them from the source one thread
+// at a time) and find each plain line's facts; the calling thread does
+// everything that keeps state, batch by batch in line order. So the
+// result cannot depend on timing, or on how many threads there are.
+constexpr uint64_t scan_ahead_min_bytes = 8ull << 20;
+constexpr size_t batch_bytes = 512 << 10;
+constexpr int max_scanners = 4; // more gain little and each holds batches
+
+// Each batch on cache lines of its own: its vectors' ends move with every
+// line a scanner adds, and a neighbour's scanner or the consumer must not
+// pay for that (false sharing cost more than the second thread saved).
+struct alignas(128) line_batch {
 	struct line_rec {
 		size_t off, len;
 		uint64_t line_no;
 		uint32_t hit_begin, hit_end;
-		uint8_t plain, rule_hit, markers;
+		int32_t facts; // index into facts, -1: not plain
+		uint8_t rule_hit, markers;
+		bool chunk;    // as read: lines from line_no on, still to split
 	};
+	std::vector<line_rec> read; // as read, before split_chunks
 	std::string text;
 	std::vector<line_rec> lines;
 	std::vector<std::pair<uint32_t, uint32_t>> hits;
+	std::vector<packed_facts> facts;
+	std::vector<ts_value> times;
+	int64_t seq = -1;   // which batch of the source this is (-1: free)
+	bool scanned = false;
 	bool last = false;
 };
 
-// Two threads pay only when a second core is free: on a busy machine the
-// hand-over costs more than it saves (measured). DENPEX_THREADS=1 or 2
-// decides instead. Only the speed depends on this, never the result.
-bool scan_ahead_enabled()
+// Turns what was read into b.lines: chunks are split as line_reader::next
+// splits (at '\n', over-long lines in pieces of max_line under one
+// number), empty lines skipped but counted.
+void split_chunks(line_batch &b, size_t max_line)
 {
-	static const bool on = [] {
-		const char *e = getenv("DENPEX_THREADS");
-		if (e && *e)
-			return atoi(e) > 1;
-		unsigned cpus = std::thread::hardware_concurrency();
-		double load[1];
-		if (cpus < 2 || getloadavg(load, 1) != 1)
-			return false;
-		return load[0] + 1.0 <= static_cast<double>(cpus);
-	}();
-	return on;
+	b.lines.clear();
+	for (const auto &rd : b.read) {
+		if (!rd.chunk) {
+			b.lines.push_back(rd);
+			continue;
+		}
+		const char *p = b.text.data() + rd.off, *end = p + rd.len;
+		uint64_t no = rd.line_no;
+		while (p < end) {
+			const char *nl = static_cast<const char *>(memchr(p, '\n', static_cast<size_t>(end - p)));
+			const char *stop = nl ? nl : end;
+			for (size_t len = static_cast<size_t>(stop - p); len > 0;) {
+				size_t piece = len > max_line ? max_line : len;
+				line_batch::line_rec r{};
+				r.off = static_cast<size_t>(p - b.text.data());
+				r.len = piece;
+				r.line_no = no;
+				b.lines.push_back(r);
+				p += piece;
+				len -= piece;
+			}
+			p = stop + 1;
+			no++;
+		}
+	}
 }
 
-// Runs fn(line, line_no, hits or null) for every non-empty line of lr, as
-// the plain loop in read_text_log does, with the reading and scanning on a
-// second thread. False (nothing read) when the source is too small for that
-// to pay or one core is all there is.
-template <typename F>
-bool scan_ahead(line_reader &lr, const rule_set &rules, F &&fn)
+// How many scanning threads: DENPEX_THREADS (all threads, this one
+// included: 1 for none) or, by default, one per CPU beyond this thread's,
+// at least one where there are two CPUs. Only the speed depends on this,
+// never the result.
+int scanner_count()
 {
-	if (lr.size_hint() < scan_ahead_min_bytes || !scan_ahead_enabled())
+	const char *e = getenv("DENPEX_THREADS");
+	int want;
+	if (e && *e) {
+		want = atoi(e) - 1;
+	} else {
+		unsigned cpus = std::thread::hardware_concurrency();
+		want = cpus < 2 ? 0 : static_cast<int>(cpus);
+	}
+	return std::max(0, std::min(want, max_scanners));
+}
+
+// Runs fn(line, line_no, hits, facts) for every non-empty line of lr, as
+// the plain loop in read_text_log does (hits and facts null for a line
+// with control bytes), with reading and scanning on other threads. False
+// (nothing read) when the source is too small for that to pay or no
+// thread is to be used.
+template <typename F>
+bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn)
+{
+	if (lr.size_hint() < scan_ahead_min_bytes)
 		return false;
-	line_batch batches[batch_count];
+	const int scanners = scanner_count();
+	if (scanners < 1)
+		return false;
+	// Two batches per thread: one being scanned, one waiting.
+	const int nbatches = 2 * scanners + 1;
+	std::vector<line_batch> batches(static_cast<size_t>(nbatches));
 	std::mutex mu;
 	std::condition_variable cv;
-	int filled = 0, consumed = 0; // batches produced and handed back, in turn
-	bool stop = false;
-	std::exception_ptr failed; // the producer's, rethrown here
-	std::thread producer([&] {
-	    try {
+	int64_t next_read = 0;  // the next batch to read from lr
+	int64_t consumed = 0;   // batches handed back by this thread
+	bool source_done = false, stop = false;
+	std::exception_ptr failed; // a scanner's, rethrown here
+	int64_t failed_at = INT64_MAX;
+	auto scanner = [&] {
+		// Copies: what lies on the calling thread's stack shares cache
+		// lines with what it writes for every line (measured: reading
+		// through the references doubled the time).
+		const source_kind my_kind = kind;
+		const rule_set &my_rules = rules;
+		const int64_t my_nbatches = nbatches;
+		const size_t max_line = lr.max_line();
+		line_batch *const my_batches = batches.data();
 		line_hits h;
-		std::string_view raw;
-		for (int n = 0;; n++) {
-			line_batch &b = batches[n % batch_count];
+		for (;;) {
+			int64_t n;
+			line_batch *bp;
 			{
 				std::unique_lock<std::mutex> lk(mu);
-				cv.wait(lk, [&] { return stop || n - consumed < batch_count; });
-				if (stop)
+				// Reading stays in order: one thread at a time, each
+				// batch while the lock is held.
+				cv.wait(lk, [&] { return stop || source_done || next_read - consumed < my_nbatches; });
+				if (stop || source_done)
 					return;
-			}
-			b.text.clear();
-			b.lines.clear();
-			b.hits.clear();
-			b.last = true;
-			while (lr.next(raw)) {
-				if (raw.empty())
-					continue;
-				line_batch::line_rec r;
-				r.off = b.text.size();
-				r.len = raw.size();
-				r.line_no = lr.line_no();
-				b.text.append(raw.data(), raw.size());
-				r.plain = !has_control(raw);
-				r.hit_begin = static_cast<uint32_t>(b.hits.size());
-				r.rule_hit = r.markers = 0;
-				if (r.plain) {
-					rules.scan_line(raw, h);
-					b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
-					r.rule_hit = h.rule_hit;
-					r.markers = static_cast<uint8_t>(h.markers);
+				n = next_read++;
+				bp = &my_batches[n % my_nbatches];
+				line_batch &b = *bp;
+				try {
+					b.text.clear();
+					b.read.clear();
+					b.last = true;
+					// Whole chunks of lines where the reader can give them
+					// (the lines are split off the lock), single lines
+					// where it cannot.
+					std::string_view raw;
+					uint64_t count;
+					while (b.text.size() < batch_bytes) {
+						line_batch::line_rec r;
+						r.off = b.text.size();
+						if (lr.next_lines(raw, count)) {
+							r.len = raw.size();
+							r.line_no = lr.line_no() - count + 1;
+							r.chunk = true;
+						} else if (lr.next(raw)) {
+							if (raw.empty())
+								continue;
+							r.len = raw.size();
+							r.line_no = lr.line_no();
+							r.chunk = false;
+						} else {
+							break;
+						}
+						b.text.append(raw.data(), raw.size());
+						b.read.push_back(r);
+					}
+					if (b.text.size() >= batch_bytes)
+						b.last = false;
+				} catch (...) {
+					failed = std::current_exception();
+					failed_at = std::min(failed_at, n);
+					b.last = true;
 				}
-				r.hit_end = static_cast<uint32_t>(b.hits.size());
-				b.lines.push_back(r);
-				if (b.text.size() >= batch_bytes) {
-					b.last = false;
-					break;
-				}
+				if (b.last)
+					source_done = true;
+				b.seq = n;
+				b.scanned = false;
 			}
-			bool last = b.last;
+			line_batch &b = *bp;
+			try {
+				b.hits.clear();
+				b.times.clear();
+				split_chunks(b, max_line);
+				line_facts f;
+				size_t nfacts = 0;
+				for (auto &r : b.lines) {
+					std::string_view line(b.text.data() + r.off, r.len);
+					r.hit_begin = static_cast<uint32_t>(b.hits.size());
+					r.rule_hit = r.markers = 0;
+					r.facts = -1;
+					if (!has_control(line)) {
+						my_rules.scan_line(line, h);
+						r.rule_hit = h.rule_hit;
+						r.markers = static_cast<uint8_t>(h.markers);
+						if (b.facts.size() <= nfacts)
+							b.facts.resize(nfacts + 1);
+						find_facts(line, h, my_kind, my_rules, f);
+						pack_facts(f, line, b.times, b.facts[nfacts]);
+						// The hits themselves matter only where a rule
+						// other than progress may match.
+						if (f.reach == 2)
+							b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
+						r.facts = static_cast<int32_t>(nfacts++);
+					}
+					r.hit_end = static_cast<uint32_t>(b.hits.size());
+				}
+			} catch (...) {
+				std::lock_guard<std::mutex> lk(mu);
+				failed = std::current_exception();
+				failed_at = std::min(failed_at, n);
+			}
 			{
 				std::lock_guard<std::mutex> lk(mu);
-				filled = n + 1;
+				b.scanned = true;
 			}
 			cv.notify_all();
-			if (last)
-				return;
 		}
-	    } catch (...) {
-		// Out of memory: end the source here and report it after.
-		std::lock_guard<std::mutex> lk(mu);
-		failed = std::current_exception();
-		filled = INT32_MAX;
-		cv.notify_all();
-	    }
-	});
+	};
+	std::vector<std::thread> threads;
 	struct joiner {
-		std::thread &t;
+		std::vector<std::thread> &ts;
 		std::mutex &mu;
 		std::condition_variable &cv;
 		bool &stop;
@@ -330,28 +512,37 @@ bool scan_ahead(line_reader &lr, const rule_set &rules, F &&fn)
 				stop = true;
 			}
 			cv.notify_all();
-			t.join();
+			for (auto &t : ts)
+				t.join();
 		}
-	} join{producer, mu, cv, stop};
+	} join{threads, mu, cv, stop};
+	for (int i = 0; i < scanners; i++)
+		threads.emplace_back(scanner);
 	line_hits h;
-	for (int n = 0;; n++) {
-		line_batch &b = batches[n % batch_count];
+	line_facts f;
+	for (int64_t n = 0;; n++) {
+		line_batch &b = batches[static_cast<size_t>(n % nbatches)];
 		{
 			std::unique_lock<std::mutex> lk(mu);
-			cv.wait(lk, [&] { return filled > n; });
-			if (failed)
+			cv.wait(lk, [&] { return failed_at <= n || (b.seq == n && b.scanned); });
+			// Out of memory: end the source here and report it after.
+			if (failed_at <= n)
 				break;
 		}
 		for (const auto &r : b.lines) {
 			std::string_view line(b.text.data() + r.off, r.len);
-			if (!r.plain) {
-				fn(line, r.line_no, nullptr);
+			if (r.facts < 0) {
+				fn(line, r.line_no, nullptr, nullptr);
 				continue;
 			}
-			h.hits.assign(b.hits.begin() + r.hit_begin, b.hits.begin() + r.hit_end);
+			if (r.hit_end != r.hit_begin)
+				h.hits.assign(b.hits.begin() + r.hit_begin, b.hits.begin() + r.hit_end);
+			else
+				h.hits.clear();
 			h.rule_hit = r.rule_hit;
 			h.markers = r.markers;
-			fn(line, r.line_no, &h);
+			unpack_facts(b.facts[static_cast<size_t>(r.facts)], line, b.times, f);
+			fn(line, r.line_no, &h, &f);
 		}
 		bool last = b.last;
 		{
@@ -472,23 +663,30 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	{
 		// seg is a piece of the raw line. h: the literal hits when seg is
 		// the whole raw line (then lines that can matter nowhere are passed
-		// over early); null to look at seg from scratch.
-		auto process = [&](std::string_view seg, const line_hits *h) {
-			bool may_ts = true;
-			if (h) {
-				may_ts = may_have_timestamp(seg);
-				// No rule's literal, no time and nothing for the prefix
-				// flags: such a line changes nothing.
-				if (!h->rule_hit && !may_ts &&
-				    (kind == source_kind::kernel_log || labels_not_ranks ||
-				     !may_have_label_and_rank(seg, h->markers)))
-					return;
+		// over early); null to look at seg from scratch. pre: seg's facts
+		// when a scanning thread found them already.
+		line_facts own;
+		auto process = [&](std::string_view seg, const line_hits *h, const line_facts *pre) {
+			if (h && !pre) {
+				find_facts(seg, *h, kind, rules, own);
+				pre = &own;
 			}
 			line_identity id;
-			if (kind == source_kind::kernel_log)
-				id.body = seg;
-			else
-				id = parse_prefix(seg);
+			std::optional<ts_value> ts;
+			if (pre) {
+				// No rule's literal, no time and nothing for the prefix
+				// flags: such a line changes nothing.
+				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks))
+					return;
+				id = pre->id;
+				ts = pre->ts;
+			} else {
+				if (kind == source_kind::kernel_log)
+					id.body = seg;
+				else
+					id = parse_prefix(seg);
+				ts = find_timestamp(seg);
+			}
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
 				labels_not_ranks = true;
 
@@ -501,17 +699,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			uint32_t key = find_writer(ident);
 
 			// Resolution to UTC happens later, with the node's context.
-			auto ts = may_ts ? find_timestamp(seg) : std::nullopt;
-			std::string_view khost;
-			if (ts && kind == source_kind::kernel_log)
-				khost = syslog_host(seg, *ts);
 			const rule *r = nullptr;
 			bool deferred = false;
 			if (!h) {
 				r = rules.match(id.body, srcbit, caps);
 			} else if (h->rule_hit) {
 				size_t off = static_cast<size_t>(id.body.data() - seg.data());
-				int reach = rules.hit_reach(off, *h);
+				int reach = pre->reach;
 				if (reach == 1 && id.body.size() <= progress_max_body && writers.size() <= progress_max_writers) {
 					writer_state &w = writers[key];
 					if (w.npending == progress_ring)
@@ -541,6 +735,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (deferred || !r)
 				return;
+			std::string_view khost;
+			if (ts && kind == source_kind::kernel_log)
+				khost = syslog_host(seg, *ts);
 			if (r->kind == rule_kind::progress) {
 				// Newer than every candidate waiting: those no longer matter.
 				writers[key].progress_line = line_no;
@@ -641,43 +838,45 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		// A segment with its literal hits: one scan found every literal
 		// in it, and a prefix's literals are told apart by where they
 		// start. Pieces split off a glued segment are looked at afresh.
-		auto segment = [&](std::string_view seg, const line_hits *h) {
+		auto segment = [&](std::string_view seg, const line_hits *h, const line_facts *pre) {
 			if (!(h->markers & (marker_rate | marker_rank))) {
-				process(seg, h);
+				process(seg, h, pre);
 				return;
 			}
 			split_glued(seg, [&](std::string_view piece) {
-				process(piece, piece.size() == seg.size() ? h : nullptr);
+				bool whole = piece.size() == seg.size();
+				process(piece, whole ? h : nullptr, whole ? pre : nullptr);
 			});
 		};
 		// One raw line. pre: its literal hits when it is plain (no control
 		// bytes; found by the caller), else null.
-		auto handle = [&](std::string_view line, const line_hits *pre) {
+		auto handle = [&](std::string_view line, const line_hits *pre, const line_facts *facts) {
 			if (pre) {
 				// A plain line is its own only segment.
-				segment(line, pre);
+				segment(line, pre, facts);
 				return;
 			}
 			cleaner.for_each_segment(line, [&](std::string_view seg) {
 				rules.scan_line(seg, seg_hits);
-				segment(seg, &seg_hits);
+				segment(seg, &seg_hits, nullptr);
 			});
 		};
 
-		if (!scan_ahead(lr, rules, [&](std::string_view line, uint64_t no, const line_hits *pre) {
-			    line_no = no;
-			    handle(line, pre);
-		    })) {
+		if (!scan_ahead(lr, kind, rules,
+				[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
+					line_no = no;
+					handle(line, pre, facts);
+				})) {
 			while (lr.next(raw)) {
 				if (raw.empty())
 					continue;
 				line_no = lr.line_no();
 				if (has_control(raw)) {
-					handle(raw, nullptr);
+					handle(raw, nullptr, nullptr);
 					continue;
 				}
 				rules.scan_line(raw, hits);
-				handle(raw, &hits);
+				handle(raw, &hits, nullptr);
 			}
 		}
 	}

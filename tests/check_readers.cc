@@ -12,8 +12,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
+#include <fcntl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -305,6 +307,137 @@ START_TEST(large_log_in_line_order)
 }
 END_TEST
 
+
+// Everything a text source gives, as one string (to compare readings).
+static std::string evidence_dump(const evidence &ev)
+{
+	std::string out;
+	auto ts = [](const ts_value &t) {
+		return std::to_string(static_cast<int>(t.kind)) + "/" + std::to_string(t.epoch_us) + "/" +
+		       std::to_string(t.boot_us) + "/" + std::to_string(t.hour) + ":" + std::to_string(t.minute) + ":" +
+		       std::to_string(t.second) + "." + std::to_string(t.micros);
+	};
+	for (const auto &e : ev.events) {
+		out += std::to_string(e.line) + " k" + std::to_string(e.key) + " r" + std::to_string(e.rank) + " t" +
+		       std::to_string(e.task) + " l" + std::to_string(e.local_rank) + " p" + std::to_string(e.pid) + " h" +
+		       std::to_string(e.host) + " c" + std::to_string(static_cast<int>(e.cls)) + " " + ts(e.ts) + " " +
+		       ts(e.ts_hi) + (e.inherited_time ? " I" : "") + (e.decoy ? " D" : "") + (e.dropped ? " X" : "") +
+		       " " + (e.r ? e.r->id : e.rule_id) + " " + e.text;
+		for (const auto &c : e.captures)
+			out += " " + c.first + "=" + c.second;
+		out += "\n";
+	}
+	std::map<uint64_t, uint64_t> progress(ev.last_progress.begin(), ev.last_progress.end());
+	for (const auto &p : progress)
+		out += "progress " + std::to_string(p.first) + " " + std::to_string(p.second) + "\n";
+	return out;
+}
+
+// The scanning threads change only the speed: a large source read with
+// one, two, three or five threads gives the same evidence, line for line.
+// The source mixes what a reader keeps state for: progress lines and bars
+// glued to the next writer, colour and carriage returns, timed and
+// untimed lines, tracebacks caught by a handler, torchrun failure blocks,
+// and faults from every fixture of the test data.
+START_TEST(threads_change_nothing)
+{
+	rule_set rules;
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+	std::vector<std::string> faults;
+	for (const char *f : {"realworld/cuda_oom_rank3/job.log", "realworld/python_keyerror_rank7/job.log",
+			      "realworld/segfault_task3_decoys/job.log", "realworld/collective_hang_uniform/job.log",
+			      "realworld/ib_completion_error/job.log", "realworld/time_limit_torchrun/job.log",
+			      "realworld/host_oom_srun_task5/job.log", "realworld/cuda_illegal_access_rank2/job.log",
+			      "example/multinode-xid/job.out"}) {
+		FILE *fp = fopen((std::string(TEST_DATADIR "/") + f).c_str(), "r");
+		if (!fp)
+			continue;
+		char line[8192];
+		while (fgets(line, sizeof line, fp))
+			faults.emplace_back(line);
+		fclose(fp);
+	}
+	ck_assert_uint_gt(faults.size(), 50);
+	std::string text;
+	uint64_t n = 0;
+	size_t next_fault = 0;
+	while (text.size() < (20u << 20)) {
+		n++;
+		int r = static_cast<int>((n * 7) % 24);
+		std::string p = std::to_string(r) + ": ";
+		switch (n % 11) {
+		case 0:
+			text += "[2026-11-30 06:" + std::to_string(10 + n / 100000 % 50) + ":" + std::to_string(10 + n % 50) +
+				"," + std::to_string(n % 1000) + "] " + p + "step " + std::to_string(n) + " | loss 2.31\n";
+			break;
+		case 1:
+			text += p + "Epoch 0:  41%|#| 741/1000 [01:02<03:04, 1.82it/s][rank" + std::to_string(r) +
+				"]:Traceback (most recent call last):\n";
+			break;
+		case 2:
+			text += p + "\x1b[36m[train]\x1b[0m samples/s=254.9\r" + p + "tick\n";
+			break;
+		case 3:
+			if (n % 5 == 0) {
+				text += p + faults[next_fault++ % faults.size()];
+				if (text.back() != '\n')
+					text += '\n';
+				break;
+			}
+			text += p + "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
+			break;
+		case 4:
+			if (n % 40000 == 4) {
+				// Over-long: read in pieces under one line number.
+				text += p + std::string(150000, 'x') + " torch.OutOfMemoryError: CUDA out of memory.\n\n";
+				break;
+			}
+			text += p + "RuntimeError: will retry the shard\n";
+			break;
+		case 5:
+			text += "[default" + std::to_string(r % 8) + "]:  rank      : " + std::to_string(r) +
+				" (local_rank: " + std::to_string(r % 8) + ")\n[default" + std::to_string(r % 8) +
+				"]:  exitcode  : 1 (pid: " + std::to_string(1000 + r) + ")\n";
+			break;
+		default:
+			text += p + "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
+		}
+	}
+	text += "5: torch.OutOfMemoryError: CUDA out of memory. (the last line, without a newline)";
+	// From a file (read in blocks, lines astride them) and from memory.
+	char path[] = "/tmp/denpex-threads-XXXXXX";
+	int wfd = mkstemp(path);
+	ck_assert_int_ge(wfd, 0);
+	ck_assert_int_eq(write(wfd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(wfd);
+	std::string want;
+	for (const char *threads : {"1", "2", "3", "5", "1m", "3m"}) {
+		setenv("DENPEX_THREADS", std::string(threads, 1).c_str(), 1);
+		int fd = threads[1] == 'm' ? -1 : open(path, O_RDONLY);
+		line_reader lr = fd < 0 ? line_reader(text) : line_reader(fd);
+		evidence ev;
+		source_file sf;
+		sf.path = "job.out";
+		uint32_t file = ev.add_source(sf);
+		ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+		if (fd >= 0)
+			close(fd);
+		std::string got = evidence_dump(ev);
+		if (want.empty()) {
+			want = got;
+			ck_assert_uint_gt(ev.events.size(), 100);
+			continue;
+		}
+		ck_assert_msg(got == want, "DENPEX_THREADS=%s reads %zu bytes of evidence, one thread %zu", threads,
+			      got.size(), want.size());
+	}
+	unsetenv("DENPEX_THREADS");
+	unlink(path);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("readers");
@@ -321,6 +454,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
+	tcase_add_test(t, threads_change_nothing);
 	suite_add_tcase(s, t);
 	return s;
 }
