@@ -292,9 +292,9 @@ void unpack_facts(const packed_facts &p, std::string_view line, const std::vecto
 		f.ts.reset();
 }
 
-// Large sources are read in stages on several threads: scanning threads
-// take batches of lines in turn (reading them from the source one thread
-// at a time) and find each plain line's facts; the calling thread does
+// Large sources are read in batches on several threads: each batch is
+// read from the source (one thread at a time), then its lines are split
+// and each plain line's facts found (in parallel); the calling thread does
 // everything that keeps state, batch by batch in line order. So the
 // result cannot depend on timing, or on how many threads there are.
 constexpr uint64_t scan_ahead_min_bytes = 8ull << 20;
@@ -368,137 +368,148 @@ int scanner_count()
 		want = atoi(e) - 1;
 	} else {
 		unsigned cpus = std::thread::hardware_concurrency();
-		want = cpus < 2 ? 0 : static_cast<int>(cpus);
+		want = static_cast<int>(cpus) - 1;
 	}
 	return std::max(0, std::min(want, max_scanners));
 }
 
+// What a scanning thread reads for every batch, copied to its own stack:
+// the calling thread's stack shares cache lines with what it writes for
+// every line (measured: reading through references to it doubled the time).
+struct scan_context {
+	source_kind kind;
+	const rule_set *rules;
+	line_batch *batches;
+	int64_t nbatches;
+	size_t max_line;
+};
+
+// Reads batch b from lr: chunks of whole lines where the reader can give
+// them (they are split later, off the lock), single lines where it cannot.
+void read_batch(line_reader &lr, line_batch &b)
+{
+	b.text.clear();
+	b.read.clear();
+	b.last = true;
+	std::string_view raw;
+	uint64_t count;
+	while (b.text.size() < batch_bytes) {
+		line_batch::line_rec r{};
+		r.off = b.text.size();
+		if (lr.next_lines(raw, count)) {
+			r.len = raw.size();
+			r.line_no = lr.line_no() - count + 1;
+			r.chunk = true;
+		} else if (lr.next(raw)) {
+			if (raw.empty())
+				continue;
+			r.len = raw.size();
+			r.line_no = lr.line_no();
+		} else {
+			break;
+		}
+		b.text.append(raw.data(), raw.size());
+		b.read.push_back(r);
+	}
+	if (b.text.size() >= batch_bytes)
+		b.last = false;
+}
+
+// Splits batch b into lines and finds each plain line's hits and facts.
+void scan_batch(const scan_context &c, line_batch &b, line_hits &h, line_facts &f)
+{
+	b.hits.clear();
+	b.times.clear();
+	split_chunks(b, c.max_line);
+	size_t nfacts = 0;
+	for (auto &r : b.lines) {
+		std::string_view line(b.text.data() + r.off, r.len);
+		r.hit_begin = static_cast<uint32_t>(b.hits.size());
+		r.rule_hit = r.markers = 0;
+		r.facts = -1;
+		if (!has_control(line)) {
+			c.rules->scan_line(line, h);
+			r.rule_hit = h.rule_hit;
+			r.markers = static_cast<uint8_t>(h.markers);
+			if (b.facts.size() <= nfacts)
+				b.facts.resize(nfacts + 1);
+			find_facts(line, h, c.kind, *c.rules, f);
+			pack_facts(f, line, b.times, b.facts[nfacts]);
+			// The hits themselves matter only where a rule other
+			// than progress may match.
+			if (f.reach == 2)
+				b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
+			r.facts = static_cast<int32_t>(nfacts++);
+		}
+		r.hit_end = static_cast<uint32_t>(b.hits.size());
+	}
+}
+
 // Runs fn(line, line_no, hits, facts) for every non-empty line of lr, as
 // the plain loop in read_text_log does (hits and facts null for a line
-// with control bytes), with reading and scanning on other threads. False
+// with control bytes), with the scanning spread over threads. False
 // (nothing read) when the source is too small for that to pay or no
 // thread is to be used.
+//
+// Every thread, this one included, takes the next batch, reads it (one
+// thread at a time, under the lock) and scans it (in parallel); this
+// thread alone hands batches to fn, in order, and scans whenever the next
+// one is not ready. So no core idles while another works, and there are
+// no more threads than CPUs.
 template <typename F>
 bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn)
 {
 	if (lr.size_hint() < scan_ahead_min_bytes)
 		return false;
-	const int scanners = scanner_count();
-	if (scanners < 1)
+	const int helpers = scanner_count();
+	if (helpers < 1)
 		return false;
 	// Two batches per thread: one being scanned, one waiting.
-	const int nbatches = 2 * scanners + 1;
+	const int nbatches = 2 * (helpers + 1) + 1;
 	std::vector<line_batch> batches(static_cast<size_t>(nbatches));
+	const scan_context ctx{kind, &rules, batches.data(), nbatches, lr.max_line()};
 	std::mutex mu;
 	std::condition_variable cv;
 	int64_t next_read = 0;  // the next batch to read from lr
-	int64_t consumed = 0;   // batches handed back by this thread
+	int64_t consumed = 0;   // batches handed to fn
 	bool source_done = false, stop = false;
-	std::exception_ptr failed; // a scanner's, rethrown here
+	std::exception_ptr failed; // the first failure, rethrown here
 	int64_t failed_at = INT64_MAX;
-	auto scanner = [&] {
-		// Copies: what lies on the calling thread's stack shares cache
-		// lines with what it writes for every line (measured: reading
-		// through the references doubled the time).
-		const source_kind my_kind = kind;
-		const rule_set &my_rules = rules;
-		const int64_t my_nbatches = nbatches;
-		const size_t max_line = lr.max_line();
-		line_batch *const my_batches = batches.data();
-		line_hits h;
-		for (;;) {
-			int64_t n;
-			line_batch *bp;
-			{
-				std::unique_lock<std::mutex> lk(mu);
-				// Reading stays in order: one thread at a time, each
-				// batch while the lock is held.
-				cv.wait(lk, [&] { return stop || source_done || next_read - consumed < my_nbatches; });
-				if (stop || source_done)
-					return;
-				n = next_read++;
-				bp = &my_batches[n % my_nbatches];
-				line_batch &b = *bp;
-				try {
-					b.text.clear();
-					b.read.clear();
-					b.last = true;
-					// Whole chunks of lines where the reader can give them
-					// (the lines are split off the lock), single lines
-					// where it cannot.
-					std::string_view raw;
-					uint64_t count;
-					while (b.text.size() < batch_bytes) {
-						line_batch::line_rec r;
-						r.off = b.text.size();
-						if (lr.next_lines(raw, count)) {
-							r.len = raw.size();
-							r.line_no = lr.line_no() - count + 1;
-							r.chunk = true;
-						} else if (lr.next(raw)) {
-							if (raw.empty())
-								continue;
-							r.len = raw.size();
-							r.line_no = lr.line_no();
-							r.chunk = false;
-						} else {
-							break;
-						}
-						b.text.append(raw.data(), raw.size());
-						b.read.push_back(r);
-					}
-					if (b.text.size() >= batch_bytes)
-						b.last = false;
-				} catch (...) {
-					failed = std::current_exception();
-					failed_at = std::min(failed_at, n);
-					b.last = true;
-				}
-				if (b.last)
-					source_done = true;
-				b.seq = n;
-				b.scanned = false;
-			}
-			line_batch &b = *bp;
-			try {
-				b.hits.clear();
-				b.times.clear();
-				split_chunks(b, max_line);
-				line_facts f;
-				size_t nfacts = 0;
-				for (auto &r : b.lines) {
-					std::string_view line(b.text.data() + r.off, r.len);
-					r.hit_begin = static_cast<uint32_t>(b.hits.size());
-					r.rule_hit = r.markers = 0;
-					r.facts = -1;
-					if (!has_control(line)) {
-						my_rules.scan_line(line, h);
-						r.rule_hit = h.rule_hit;
-						r.markers = static_cast<uint8_t>(h.markers);
-						if (b.facts.size() <= nfacts)
-							b.facts.resize(nfacts + 1);
-						find_facts(line, h, my_kind, my_rules, f);
-						pack_facts(f, line, b.times, b.facts[nfacts]);
-						// The hits themselves matter only where a rule
-						// other than progress may match.
-						if (f.reach == 2)
-							b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
-						r.facts = static_cast<int32_t>(nfacts++);
-					}
-					r.hit_end = static_cast<uint32_t>(b.hits.size());
-				}
-			} catch (...) {
-				std::lock_guard<std::mutex> lk(mu);
+	// With lk held and a batch free: takes it, reads it, scans it with the
+	// lock released, and marks it scanned.
+	auto take_and_scan = [&](std::unique_lock<std::mutex> &lk, const scan_context &c, line_hits &h,
+				 line_facts &f) {
+		int64_t n = next_read++;
+		line_batch &b = c.batches[n % c.nbatches];
+		try {
+			read_batch(lr, b);
+		} catch (...) {
+			if (!failed)
 				failed = std::current_exception();
-				failed_at = std::min(failed_at, n);
-			}
-			{
-				std::lock_guard<std::mutex> lk(mu);
-				b.scanned = true;
-			}
-			cv.notify_all();
+			failed_at = std::min(failed_at, n);
+			b.last = true;
 		}
+		if (b.last)
+			source_done = true;
+		b.seq = n;
+		b.scanned = false;
+		lk.unlock();
+		std::exception_ptr err;
+		try {
+			scan_batch(c, b, h, f);
+		} catch (...) {
+			err = std::current_exception();
+		}
+		lk.lock();
+		if (err) {
+			if (!failed)
+				failed = err;
+			failed_at = std::min(failed_at, n);
+		}
+		b.scanned = true;
+		cv.notify_all();
 	};
+	auto batch_free = [&](int64_t nb) { return !source_done && next_read - consumed < nb; };
 	std::vector<std::thread> threads;
 	struct joiner {
 		std::vector<std::thread> &ts;
@@ -516,15 +527,31 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 				t.join();
 		}
 	} join{threads, mu, cv, stop};
-	for (int i = 0; i < scanners; i++)
-		threads.emplace_back(scanner);
-	line_hits h;
-	line_facts f;
+	for (int i = 0; i < helpers; i++)
+		threads.emplace_back([&] {
+			const scan_context c = ctx;
+			line_hits h;
+			line_facts f;
+			std::unique_lock<std::mutex> lk(mu);
+			for (;;) {
+				cv.wait(lk, [&] { return stop || source_done || batch_free(c.nbatches); });
+				if (stop || source_done)
+					return;
+				take_and_scan(lk, c, h, f);
+			}
+		});
+	line_hits h, own_h;
+	line_facts f, own_f;
 	for (int64_t n = 0;; n++) {
 		line_batch &b = batches[static_cast<size_t>(n % nbatches)];
 		{
 			std::unique_lock<std::mutex> lk(mu);
-			cv.wait(lk, [&] { return failed_at <= n || (b.seq == n && b.scanned); });
+			while (!(failed_at <= n || (b.seq == n && b.scanned))) {
+				if (batch_free(nbatches))
+					take_and_scan(lk, ctx, own_h, own_f);
+				else
+					cv.wait(lk);
+			}
 			// Out of memory: end the source here and report it after.
 			if (failed_at <= n)
 				break;
