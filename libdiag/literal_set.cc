@@ -127,6 +127,37 @@ void literal_set::build_filter()
 		ls_tri_ids.push_back(h.second);
 	}
 	ls_tri_begin.push_back(static_cast<uint32_t>(ls_tri_ids.size()));
+
+	// Heads by hash, open addressing (a collision takes the next free slot).
+	ls_tri_slot.assign(1u << 16, 0);
+	if (ls_tri_keys.size() >= 0x8000) {
+		ls_use_filter = false; // too many to leave free slots: the DFA
+		return;
+	}
+	for (size_t k = 0; k < ls_tri_keys.size(); k++) {
+		uint32_t slot = trigram_hash(ls_tri_keys[k]);
+		while (ls_tri_slot[slot])
+			slot = (slot + 1) & 0xffff;
+		ls_tri_slot[slot] = static_cast<uint16_t>(k + 1);
+	}
+
+	// For the scan of even positions (see stride_scan).
+	ls_step_bits.assign((1u << 16) / 8, 0);
+	ls_pair_bits.assign((1u << 16) / 8, 0);
+	ls_has_short = false;
+	auto set = [](std::vector<uint8_t> &bits, uint32_t x) {
+		bits[x >> 3] = static_cast<uint8_t>(bits[x >> 3] | 1u << (x & 7));
+	};
+	for (const auto &lit : ls_literals) {
+		const unsigned char *u = reinterpret_cast<const unsigned char *>(lit.data());
+		set(ls_step_bits, trigram_hash(trigram(u)));
+		if (lit.size() >= 4) {
+			set(ls_step_bits, trigram_hash(trigram(u + 1)));
+		} else {
+			ls_has_short = true;
+			set(ls_pair_bits, static_cast<uint32_t>(u[1] | u[2] << 8));
+		}
+	}
 }
 
 } // namespace diag

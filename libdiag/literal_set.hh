@@ -93,21 +93,41 @@ private:
 		const size_t n = text.size();
 		if (n < 3)
 			return;
+		if (ls_has_short)
+			stride_scan<true>(p, n, fn);
+		else
+			stride_scan<false>(p, n, fn);
+	}
+
+	// Every literal has four bytes or more except the short ones (three
+	// bytes), so one at position j shows a trigram the step bitmap knows at
+	// the even one of j and j + 1 (its first or its second trigram), or, if
+	// short and at an odd j, a bigram the pair bitmap knows at j + 1: even
+	// positions alone are tested, and a pass is verified at both.
+	template <bool with_short, typename F>
+	void stride_scan(const unsigned char *p, size_t n, F &fn) const
+	{
+		const uint8_t *step = ls_step_bits.data(), *pair = ls_pair_bits.data();
 		size_t i = 0;
-		// Four bytes are loaded where four are there (one load, one
-		// multiply and one bit test a position); the last position takes
-		// its three bytes one by one.
-		const uint8_t *bits = ls_tri_bits.data();
-		for (; i + 4 <= n; i++) {
+		for (; i + 4 <= n; i += 2) {
 			uint32_t w;
 			memcpy(&w, p + i, 4);
 			w &= 0xffffff;
 			uint32_t h = trigram_hash(w);
-			if (__builtin_expect(bits[h >> 3] >> (h & 7) & 1, 0))
-				verify(p, n, i, w, fn);
+			unsigned hit = step[h >> 3] >> (h & 7) & 1;
+			if (with_short) {
+				uint32_t b = w & 0xffff;
+				hit |= pair[b >> 3] >> (b & 7) & 1;
+			}
+			if (__builtin_expect(hit, 0)) {
+				if (i)
+					test(p, n, i - 1, fn);
+				test(p, n, i, fn);
+			}
 		}
-		for (; i + 2 < n; i++)
-			test(p, n, i, fn);
+		// Position i - 1 on was not covered: one by one.
+		for (size_t j = i ? i - 1 : 0; j + 2 < n; j++)
+			test(p, n, j, fn);
 	}
 
 	template <typename F>
@@ -123,22 +143,40 @@ private:
 	template <typename F>
 	void verify(const unsigned char *p, size_t n, size_t i, uint32_t w, F &fn) const
 	{
-		auto it = std::lower_bound(ls_tri_keys.begin(), ls_tri_keys.end(), w);
-		if (it == ls_tri_keys.end() || *it != w)
-			return;
-		size_t k = static_cast<size_t>(it - ls_tri_keys.begin());
+		// The head's slot: by its hash, then the next slots (open
+		// addressing) until the head or an empty slot.
+		uint32_t k;
+		for (uint32_t s = trigram_hash(w);; s = (s + 1) & 0xffff) {
+			k = ls_tri_slot[s];
+			if (k == 0)
+				return;
+			if (ls_tri_keys[--k] == w)
+				break;
+		}
 		for (uint32_t j = ls_tri_begin[k]; j < ls_tri_begin[k + 1]; j++) {
 			int id = ls_tri_ids[j];
 			const std::string &lit = ls_literals[static_cast<size_t>(id)];
-			if (lit.size() <= n - i && memcmp(p + i + 3, lit.data() + 3, lit.size() - 3) == 0)
-				fn(id, i + lit.size());
+			size_t len = lit.size();
+			if (len > n - i)
+				continue;
+			// Literals are short: a loop beats a call to memcmp.
+			const unsigned char *a = p + i, *b = reinterpret_cast<const unsigned char *>(lit.data());
+			size_t m = 3;
+			while (m < len && a[m] == b[m])
+				m++;
+			if (m == len)
+				fn(id, i + len);
 		}
 	}
 
 	std::vector<std::string> ls_literals;
 	bool ls_use_filter = false;
 	std::vector<uint8_t> ls_tri_bits;    // 2^16 bits: trigram_hash of a literal's head
+	std::vector<uint8_t> ls_step_bits;   // 2^16 bits: trigram_hash of a literal's first and second trigrams
+	std::vector<uint8_t> ls_pair_bits;   // 2^16 bits: the last two bytes of a short literal
+	bool ls_has_short = false;           // some literal has three bytes
 	std::vector<uint32_t> ls_tri_keys;   // distinct heads, sorted
+	std::vector<uint16_t> ls_tri_slot;   // by trigram_hash (then the next): 1 + index into ls_tri_keys, 0 none
 	std::vector<uint32_t> ls_tri_begin;  // per head, into ls_tri_ids (size heads+1)
 	std::vector<int32_t> ls_tri_ids;
 	uint8_t ls_class[256] = {};
