@@ -1,12 +1,12 @@
 // Many literals found in one pass: the prefilter that decides which
 // signature patterns are worth running on a line at all.
 //
-// When every literal has three bytes or more, a position is first tested
-// against a bitmap of the literals' first three bytes (hashed, 8 KiB: it
-// stays in L1), and only the rare positions that pass are compared with
-// the literals that start that way. Every position is independent of the
-// last, so the CPU overlaps them; about one position in fifty passes in a
-// training log.
+// When every literal has three bytes or more, every other position is
+// tested against a bitmap of the literals' first and second trigrams
+// (hashed, 8 KiB: it stays in L1), and only where one passes are the two
+// positions it may belong to compared with the literals that start with
+// the trigram there. Positions are independent of each other, so the CPU
+// overlaps them; a few positions in a hundred pass in a training log.
 //
 // Otherwise (a literal of one or two bytes) an Aho-Corasick DFA over byte
 // classes is used, laid out for the hot loop: transitions hold the next
