@@ -137,36 +137,6 @@ int body_rank(std::string_view body)
 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// False only when find_timestamp(s) must come back empty, at a fraction of
-// its cost. Every shape it knows has a clock ("22:52:45": a digit, a colon
-// and a digit, within the head it searches plus the longest shape's lead),
-// except raw kmsg ("[" then blanks and digits) and epoch seconds leading the
-// line (nine digits or more).
-bool may_have_timestamp(std::string_view s)
-{
-	const char *p = s.data();
-	const char *end = p + s.size();
-	const char *e = p + std::min<size_t>(s.size(), 160 + 48);
-	for (const char *q = p; q < e && (q = static_cast<const char *>(memchr(q, ':', static_cast<size_t>(e - q)))); q++)
-		if (q > p && is_digit(q[-1]) && q + 1 < end && is_digit(q[1]))
-			return true;
-	e = p + std::min<size_t>(s.size(), 160);
-	for (const char *q = p; q < e && (q = static_cast<const char *>(memchr(q, '[', static_cast<size_t>(e - q)))); q++) {
-		const char *r = q + 1;
-		for (int pad = 0; pad < 12 && r < end && *r == ' '; pad++)
-			r++;
-		if (r < end && is_digit(*r))
-			return true;
-	}
-	size_t i = 0;
-	while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	size_t d = i;
-	while (d < s.size() && is_digit(s[d]))
-		d++;
-	return d - i >= 9;
-}
-
 // Whether parse_prefix could find both an srun label and a rank on s.
 bool may_have_label_and_rank(std::string_view s, unsigned markers)
 {

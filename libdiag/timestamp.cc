@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace diag {
 namespace {
@@ -435,6 +438,59 @@ civil_date civil_from_days(int64_t z)
 	int month = int(mp < 10 ? mp + 3 : mp - 9);
 	int year = int(yoe + era * 400 + (month <= 2));
 	return {year, month, day};
+}
+
+// False only when find_timestamp(s) must come back empty, at a fraction of
+// its cost. Every shape it knows has a clock ("22:52:45": two digits, a
+// colon, two digits, a colon, a digit, within the head it searches plus
+// the longest shape's lead), except raw kmsg ("[" then blanks and digits)
+// and epoch seconds leading the line (nine digits or more). The colons and
+// brackets are found sixteen bytes at a time.
+bool may_have_timestamp(std::string_view s)
+{
+	const char *p = s.data();
+	const size_t n = s.size();
+	const size_t colon_lim = std::min<size_t>(n, 160 + 48), bracket_lim = std::min<size_t>(n, 160);
+	auto clock_at = [&](size_t q) {
+		return q >= 2 && q + 4 < n && is_digit(p[q - 1]) && is_digit(p[q - 2]) && is_digit(p[q + 1]) &&
+		       is_digit(p[q + 2]) && p[q + 3] == ':' && is_digit(p[q + 4]);
+	};
+	auto kmsg_at = [&](size_t q) {
+		size_t r = q + 1;
+		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
+			r++;
+		return r < n && is_digit(p[r]);
+	};
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
+	for (; i + 16 <= colon_lim; i += 16) {
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+		unsigned c = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)));
+		unsigned b = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, bracket)));
+		for (; c; c &= c - 1)
+			if (clock_at(i + static_cast<size_t>(__builtin_ctz(c))))
+				return true;
+		for (; b; b &= b - 1) {
+			size_t q = i + static_cast<size_t>(__builtin_ctz(b));
+			if (q < bracket_lim && kmsg_at(q))
+				return true;
+		}
+	}
+#endif
+	for (; i < colon_lim; i++) {
+		if (p[i] == ':' && clock_at(i))
+			return true;
+		if (p[i] == '[' && i < bracket_lim && kmsg_at(i))
+			return true;
+	}
+	size_t k = 0;
+	while (k < n && (p[k] == ' ' || p[k] == '\t'))
+		k++;
+	size_t d = k;
+	while (d < n && is_digit(p[d]))
+		d++;
+	return d - k >= 9;
 }
 
 std::optional<ts_value> find_timestamp(std::string_view line)

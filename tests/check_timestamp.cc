@@ -20,6 +20,7 @@ ts_value find_ok(const char *line, int at)
 {
 	auto v = diag::find_timestamp(line);
 	ck_assert_msg(v.has_value(), "line %d: no timestamp in \"%s\"", at, line);
+	ck_assert_msg(diag::may_have_timestamp(line), "line %d: the precheck would skip \"%s\"", at, line);
 	return *v;
 }
 
@@ -478,11 +479,43 @@ START_TEST(truncated_lines)
 			std::vector<char> buf(full.begin(), full.begin() + n);
 			std::string_view sv(buf.data(), buf.size());
 			auto v = diag::find_timestamp(sv);
-			if (v)
+			if (v) {
 				ck_assert_uint_le(v->end, n);
+				ck_assert(diag::may_have_timestamp(sv));
+			}
 			diag::parse_timestamp(sv);
 		}
 	}
+}
+END_TEST
+
+// The precheck never skips a line with a time: stamps of every shape at
+// every offset behind prefixes, among near misses (progress bars' "01:02",
+// digits, brackets, colons), cut at every length.
+START_TEST(precheck_never_skips_a_time)
+{
+	static const char *const stamps[] = {
+		"2026-10-26T03:51:31.123456789+01:00", "I1026 04:01:29.922296938", "[Mon Feb  2 22:52:45 2026]",
+		"Feb 02 22:52:45.123456", "[ 1234.567890]", "[1234.5]", "1730000000.123", "2026-05-19 10:10:29,701",
+		"2026-10-26 03:51:31 UTC", "[2026-01-02 03:04:05]", "Oct 26 04:01:29"};
+	static const char *const noise[] = {"", "37: ", "[rank3]:", "node17:4242:4300 [3] ", " 41%|#| 741/1000 [01:02<03:04, 1.82it/s] ",
+					    "12:3", "[ x", "999", ": :", "\x1b[36m", "x:12:34:5"};
+	unsigned seed = 7;
+	auto rnd = [&] { return seed = seed * 1103515245 + 12345, (seed >> 8) & 0xffff; };
+	size_t timed = 0;
+	for (int t = 0; t < 40000; t++) {
+		std::string line;
+		int parts = 1 + static_cast<int>(rnd() % 4);
+		for (int k = 0; k < parts; k++)
+			line += rnd() % 3 ? noise[rnd() % (sizeof noise / sizeof *noise)]
+					  : stamps[rnd() % (sizeof stamps / sizeof *stamps)];
+		line.resize(rnd() % (line.size() + 1));
+		if (diag::find_timestamp(line)) {
+			timed++;
+			ck_assert_msg(diag::may_have_timestamp(line), "the precheck would skip \"%s\"", line.c_str());
+		}
+	}
+	ck_assert_uint_gt(timed, 1000);
 }
 END_TEST
 
@@ -678,6 +711,7 @@ static Suite *suite(void)
 	tcase_add_test(misc, civil_days);
 	tcase_add_test(misc, format_ms);
 	tcase_add_test(misc, parse_whole);
+	tcase_add_test(misc, precheck_never_skips_a_time);
 	suite_add_tcase(s, misc);
 	return s;
 }
