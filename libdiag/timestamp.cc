@@ -443,8 +443,8 @@ civil_date civil_from_days(int64_t z)
 // False only when find_timestamp(s) must come back empty, at a fraction of
 // its cost. Every shape it knows has a clock ("22:52:45": two digits, a
 // colon, two digits, a colon, a digit, within the head it searches plus
-// the longest shape's lead), except raw kmsg ("[" then blanks and digits)
-// and epoch seconds leading the line (nine digits or more). The colons and
+// the longest shape's lead), except raw kmsg ("[", blanks, digits and a
+// point) and epoch seconds leading the line (nine digits or more). The colons and
 // brackets are found sixteen bytes at a time.
 bool may_have_timestamp(std::string_view s)
 {
@@ -459,7 +459,10 @@ bool may_have_timestamp(std::string_view s)
 		size_t r = q + 1;
 		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
 			r++;
-		return r < n && is_digit(p[r]);
+		size_t d = r;
+		while (d < n && d - r <= 10 && is_digit(p[d]))
+			d++;
+		return d > r && d < n && p[d] == '.';
 	};
 	size_t i = 0;
 #ifdef __SSE2__
@@ -484,9 +487,10 @@ bool may_have_timestamp(std::string_view s)
 		if (p[i] == '[' && i < bracket_lim && kmsg_at(i))
 			return true;
 	}
+	// Epoch seconds lead the line: after blanks and colour codes only.
 	size_t k = 0;
-	while (k < n && (p[k] == ' ' || p[k] == '\t'))
-		k++;
+	while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\x1b'))
+		k = p[k] == '\x1b' ? skip_ansi(s, k) : k + 1;
 	size_t d = k;
 	while (d < n && is_digit(p[d]))
 		d++;
