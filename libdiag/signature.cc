@@ -291,12 +291,16 @@ void rule_set::scan_line(std::string_view raw, line_hits &h) const
 	h.hits.clear();
 	h.markers = 0;
 	h.rule_hit = !rs_always.empty();
+	h.progress_end = h.other_end = 0;
 	rs_prefilter.scan_at(raw, [&](int lit, size_t end) {
 		size_t id = static_cast<size_t>(lit);
-		h.hits.emplace_back(static_cast<uint32_t>(lit),
-				    static_cast<uint32_t>(end - rs_prefilter.literal_size(lit)));
-		if (rs_literal_rule[id] != no_rule)
+		uint32_t start = static_cast<uint32_t>(end - rs_prefilter.literal_size(lit));
+		h.hits.emplace_back(static_cast<uint32_t>(lit), start);
+		if (rs_literal_rule[id] != no_rule) {
 			h.rule_hit = true;
+			uint32_t &latest = rs_literal_progress[id] ? h.progress_end : h.other_end;
+			latest = std::max(latest, start + 1);
+		}
 		h.markers |= rs_literal_mark[id];
 	});
 }
@@ -316,19 +320,22 @@ const rule *rule_set::match_hits(std::string_view body, size_t body_off, const l
 	return confirm(body, source, caps);
 }
 
+void rule_set::hit_ends(line_hits &h) const
+{
+	h.progress_end = h.other_end = 0;
+	for (const auto &hit : h.hits)
+		if (rs_literal_rule[hit.first] != no_rule) {
+			uint32_t &latest = rs_literal_progress[hit.first] ? h.progress_end : h.other_end;
+			latest = std::max(latest, hit.second + 1);
+		}
+}
+
 int rule_set::hit_reach(size_t body_off, const line_hits &h) const
 {
-	if (!rs_always.empty())
+	// A literal lies in the body when it starts there.
+	if (!rs_always.empty() || h.other_end > body_off)
 		return 2;
-	int reach = 0;
-	for (const auto &hit : h.hits) {
-		if (hit.second < body_off || rs_literal_rule[hit.first] == no_rule)
-			continue;
-		if (!rs_literal_progress[hit.first])
-			return 2;
-		reach = 1;
-	}
-	return reach;
+	return h.progress_end > body_off ? 1 : 0;
 }
 
 const rule *rule_set::confirm(std::string_view body, unsigned source, capture_list &caps)

@@ -75,6 +75,9 @@ struct line_hits {
 	std::vector<std::pair<uint32_t, uint32_t>> hits; // (literal id, start offset)
 	bool rule_hit = false;  // a rule's literal occurs (or some rule has none)
 	unsigned markers = 0;   // which reader markers occur (marker_* bits)
+	// One past the latest start of a literal of a progress rule, and of
+	// any other rule (0: none): what rule_set::hit_reach needs.
+	uint32_t progress_end = 0, other_end = 0;
 };
 
 // Reader markers: texts that are no rule's business but make a reader look
@@ -107,6 +110,9 @@ public:
 	// What match_hits could find at best: 0 no rule at all, 1 only
 	// progress rules (kind progress), 2 anything else.
 	int hit_reach(size_t body_off, const line_hits &h) const;
+	// Sets h's progress_end and other_end from h.hits (for hits that were
+	// stored and handed back instead of found by scan_line).
+	void hit_ends(line_hits &h) const;
 
 	size_t size() const { return rs_rules.size(); }
 	const rule &at(size_t i) const { return rs_rules[i]; }

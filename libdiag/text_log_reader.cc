@@ -532,10 +532,12 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 				fn(line, r.line_no, nullptr, nullptr);
 				continue;
 			}
+			// Hits were kept only where a rule beyond progress may match.
 			if (r.hit_end != r.hit_begin)
 				h.hits.assign(b.hits.begin() + r.hit_begin, b.hits.begin() + r.hit_end);
 			else
 				h.hits.clear();
+			rules.hit_ends(h);
 			h.rule_hit = r.rule_hit;
 			h.markers = r.markers;
 			unpack_facts(b.facts[static_cast<size_t>(r.facts)], line, b.times, f);

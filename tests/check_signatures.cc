@@ -221,6 +221,11 @@ START_TEST(match_hits_agrees_with_match)
 					int reach = rs.hit_reach(off, h);
 					if (a)
 						ck_assert_int_ge(reach, a->kind == rule_kind::progress ? 1 : 2);
+					// Hits handed back give the same reach.
+					line_hits g = h;
+					g.progress_end = g.other_end = 7;
+					rs.hit_ends(g);
+					ck_assert_int_eq(rs.hit_reach(off, g), reach);
 					checked++;
 				}
 			}
@@ -232,6 +237,7 @@ START_TEST(match_hits_agrees_with_match)
 	ck_assert(h.rule_hit);
 	rs.scan_line("nothing to see", h);
 	ck_assert(!h.rule_hit);
+	ck_assert_int_eq(rs.hit_reach(0, h), 0);
 	ck_assert_uint_eq(h.markers, 0);
 }
 END_TEST
