@@ -279,12 +279,22 @@ struct alignas(128) line_batch {
 		size_t off, len;
 		uint64_t line_no;
 		uint32_t hit_begin, hit_end;
-		int32_t facts; // index into facts, -1: not plain
+		int32_t facts; // index into facts, -1: not plain (see segs)
 		uint8_t rule_hit, markers;
 		bool chunk;    // as read: lines from line_no on, still to split
+		uint32_t seg_begin, seg_end; // not plain: its cleaned segments
+	};
+	// A cleaned segment of a line with control bytes, in seg_text.
+	struct seg_rec {
+		size_t off, len;
+		uint32_t hit_begin, hit_end;
+		int32_t facts;
+		uint8_t rule_hit, markers;
 	};
 	std::vector<line_rec> read; // as read, before split_chunks
 	std::string text;
+	std::vector<seg_rec> segs;
+	std::string seg_text;
 	std::vector<line_rec> lines;
 	std::vector<std::pair<uint32_t, uint32_t>> hits;
 	std::vector<packed_facts> facts;
@@ -385,39 +395,61 @@ void read_batch(line_reader &lr, line_batch &b)
 		b.last = false;
 }
 
-// Splits batch b into lines and finds each plain line's hits and facts.
-void scan_batch(const scan_context &c, line_batch &b, line_hits &h, line_facts &f)
+// Splits batch b into lines, cleans those with control bytes into
+// segments, and finds the hits and facts of each plain line and segment.
+void scan_batch(const scan_context &c, line_batch &b, line_hits &h, line_facts &f, line_cleaner &cleaner)
 {
 	b.hits.clear();
 	b.times.clear();
+	b.segs.clear();
+	b.seg_text.clear();
 	split_chunks(b, c.max_line);
 	size_t nfacts = 0;
+	// Hits and facts of one piece of text; its facts' index.
+	auto scan = [&](std::string_view text, uint8_t &rule_hit, uint8_t &markers) {
+		c.rules->scan_line(text, h);
+		rule_hit = h.rule_hit;
+		markers = static_cast<uint8_t>(h.markers);
+		if (b.facts.size() <= nfacts)
+			b.facts.resize(nfacts + 1);
+		find_facts(text, h, c.kind, *c.rules, f);
+		pack_facts(f, text, b.times, b.facts[nfacts]);
+		// The hits themselves matter only where a rule other than
+		// progress may match.
+		if (f.reach == 2)
+			b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
+		return static_cast<int32_t>(nfacts++);
+	};
 	for (auto &r : b.lines) {
 		std::string_view line(b.text.data() + r.off, r.len);
 		r.hit_begin = static_cast<uint32_t>(b.hits.size());
 		r.rule_hit = r.markers = 0;
 		r.facts = -1;
+		r.seg_begin = r.seg_end = static_cast<uint32_t>(b.segs.size());
 		if (!has_control(line)) {
-			c.rules->scan_line(line, h);
-			r.rule_hit = h.rule_hit;
-			r.markers = static_cast<uint8_t>(h.markers);
-			if (b.facts.size() <= nfacts)
-				b.facts.resize(nfacts + 1);
-			find_facts(line, h, c.kind, *c.rules, f);
-			pack_facts(f, line, b.times, b.facts[nfacts]);
-			// The hits themselves matter only where a rule other
-			// than progress may match.
-			if (f.reach == 2)
-				b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
-			r.facts = static_cast<int32_t>(nfacts++);
+			r.facts = scan(line, r.rule_hit, r.markers);
+		} else {
+			cleaner.for_each_segment(line, [&](std::string_view seg) {
+				line_batch::seg_rec sr{};
+				sr.off = b.seg_text.size();
+				sr.len = seg.size();
+				b.seg_text.append(seg.data(), seg.size());
+				sr.hit_begin = static_cast<uint32_t>(b.hits.size());
+				sr.facts = scan(seg, sr.rule_hit, sr.markers);
+				sr.hit_end = static_cast<uint32_t>(b.hits.size());
+				b.segs.push_back(sr);
+			});
+			r.seg_end = static_cast<uint32_t>(b.segs.size());
+			r.hit_begin = static_cast<uint32_t>(b.hits.size());
 		}
 		r.hit_end = static_cast<uint32_t>(b.hits.size());
 	}
 }
 
-// Runs fn(line, line_no, hits, facts) for every non-empty line of lr, as
-// the plain loop in read_text_log does (hits and facts null for a line
-// with control bytes), with the scanning spread over threads. False
+// Runs fn(text, line_no, hits, facts) for every non-empty line of lr that
+// is plain and for every cleaned segment of one that is not (what the
+// plain loop in read_text_log hands to segment()), with the scanning spread
+// over threads. False
 // (nothing read) when the source is too small for that to pay or no
 // thread is to be used.
 //
@@ -448,7 +480,7 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 	// With lk held and a batch free: takes it, reads it, scans it with the
 	// lock released, and marks it scanned.
 	auto take_and_scan = [&](std::unique_lock<std::mutex> &lk, const scan_context &c, line_hits &h,
-				 line_facts &f) {
+				 line_facts &f, line_cleaner &cleaner) {
 		int64_t n = next_read++;
 		line_batch &b = c.batches[n % c.nbatches];
 		try {
@@ -466,7 +498,7 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 		lk.unlock();
 		std::exception_ptr err;
 		try {
-			scan_batch(c, b, h, f);
+			scan_batch(c, b, h, f, cleaner);
 		} catch (...) {
 			err = std::current_exception();
 		}
@@ -502,23 +534,25 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 			const scan_context c = ctx;
 			line_hits h;
 			line_facts f;
+			line_cleaner cleaner;
 			std::unique_lock<std::mutex> lk(mu);
 			for (;;) {
 				cv.wait(lk, [&] { return stop || source_done || batch_free(c.nbatches); });
 				if (stop || source_done)
 					return;
-				take_and_scan(lk, c, h, f);
+				take_and_scan(lk, c, h, f, cleaner);
 			}
 		});
 	line_hits h, own_h;
 	line_facts f, own_f;
+	line_cleaner own_cleaner;
 	for (int64_t n = 0;; n++) {
 		line_batch &b = batches[static_cast<size_t>(n % nbatches)];
 		{
 			std::unique_lock<std::mutex> lk(mu);
 			while (!(failed_at <= n || (b.seq == n && b.scanned))) {
 				if (batch_free(nbatches))
-					take_and_scan(lk, ctx, own_h, own_f);
+					take_and_scan(lk, ctx, own_h, own_f, own_cleaner);
 				else
 					cv.wait(lk);
 			}
@@ -526,22 +560,30 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 			if (failed_at <= n)
 				break;
 		}
-		for (const auto &r : b.lines) {
-			std::string_view line(b.text.data() + r.off, r.len);
-			if (r.facts < 0) {
-				fn(line, r.line_no, nullptr, nullptr);
-				continue;
-			}
-			// Hits were kept only where a rule beyond progress may match.
-			if (r.hit_end != r.hit_begin)
-				h.hits.assign(b.hits.begin() + r.hit_begin, b.hits.begin() + r.hit_end);
+		// Hits were kept only where a rule beyond progress may match.
+		auto hand_over = [&](std::string_view text, uint64_t no, uint32_t hit_begin, uint32_t hit_end,
+				     int32_t facts, uint8_t rule_hit, uint8_t markers) {
+			if (hit_end != hit_begin)
+				h.hits.assign(b.hits.begin() + hit_begin, b.hits.begin() + hit_end);
 			else
 				h.hits.clear();
 			rules.hit_ends(h);
-			h.rule_hit = r.rule_hit;
-			h.markers = r.markers;
-			unpack_facts(b.facts[static_cast<size_t>(r.facts)], line, b.times, f);
-			fn(line, r.line_no, &h, &f);
+			h.rule_hit = rule_hit;
+			h.markers = markers;
+			unpack_facts(b.facts[static_cast<size_t>(facts)], text, b.times, f);
+			fn(text, no, &h, &f);
+		};
+		for (const auto &r : b.lines) {
+			if (r.facts >= 0) {
+				hand_over(std::string_view(b.text.data() + r.off, r.len), r.line_no, r.hit_begin, r.hit_end,
+					  r.facts, r.rule_hit, r.markers);
+				continue;
+			}
+			for (uint32_t k = r.seg_begin; k < r.seg_end; k++) {
+				const auto &sr = b.segs[k];
+				hand_over(std::string_view(b.seg_text.data() + sr.off, sr.len), r.line_no, sr.hit_begin,
+					  sr.hit_end, sr.facts, sr.rule_hit, sr.markers);
+			}
 		}
 		bool last = b.last;
 		{
