@@ -4,12 +4,33 @@
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace diag {
 
 namespace {
 constexpr size_t block_size = 256 * 1024;
+
+// How many '\n' in [p, p + n): sixteen bytes at a time where SSE2 is
+// there (every x86-64); one call, however short the lines.
+uint64_t count_newlines(const char *p, size_t n)
+{
+	uint64_t count = 0;
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+		count += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl)))));
+	}
+#endif
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
 }
+} // namespace
 
 line_reader::line_reader(int fd, uint64_t max_bytes, size_t max_line)
 	: lr_fd(fd), lr_max_bytes(max_bytes), lr_max_line(max_line ? max_line : 1)
@@ -153,9 +174,7 @@ bool line_reader::next_lines(std::string_view &chunk, uint64_t &lines)
 		const char *nl = avail ? static_cast<const char *>(memrchr(start, '\n', avail)) : nullptr;
 		if (nl) {
 			size_t len = static_cast<size_t>(nl - start) + 1;
-			lines = 0;
-			for (const char *p = start; (p = static_cast<const char *>(memchr(p, '\n', static_cast<size_t>(nl + 1 - p)))); p++)
-				lines++;
+			lines = count_newlines(start, len);
 			lr_begin += len;
 			lr_line_no += lines;
 			lr_piece = false;
