@@ -12,7 +12,16 @@ int literal_set::add(std::string_view literal)
 	return static_cast<int>(ls_literals.size() - 1);
 }
 
-void literal_set::build()
+void literal_set::build(bool with_dfa)
+{
+	build_filter();
+	// The DFA costs milliseconds to build (every start pays them): only
+	// where the filter cannot serve, or where asked for.
+	if (!ls_use_filter || with_dfa)
+		build_dfa();
+}
+
+void literal_set::build_dfa()
 {
 	// Byte classes: every byte used by a literal gets its own class.
 	for (auto &c : ls_class)
@@ -97,7 +106,6 @@ void literal_set::build()
 		ls_out.insert(ls_out.end(), out[s].begin(), out[s].end());
 	}
 	ls_out_begin[n] = static_cast<uint32_t>(ls_out.size());
-	build_filter();
 }
 
 void literal_set::build_filter()

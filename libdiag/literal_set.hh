@@ -30,15 +30,14 @@ public:
 	// Adds a literal and returns its id (ids count from 0). Empty literals
 	// are refused with -1.
 	int add(std::string_view literal);
-	void build();
+	// Builds the scanner; with_dfa: the DFA too even where the filter
+	// serves (for dfa_scan).
+	void build(bool with_dfa = false);
 	// Whether scans go through the trigram filter (every literal has three
 	// bytes or more) rather than the DFA.
 	bool uses_filter() const { return ls_use_filter; }
 	size_t size() const { return ls_literals.size(); }
 	size_t literal_size(int id) const { return ls_literals[static_cast<size_t>(id)].size(); }
-	// Whether some literal contains this byte (a newline in none means a
-	// scan may run across line ends without finding a literal astride one).
-	bool uses_byte(unsigned char c) const { return ls_class[c] != 0; }
 
 	// Calls fn(id) for every occurrence of every literal in text.
 	template <typename F>
@@ -59,7 +58,8 @@ public:
 			dfa_scan(text, fn);
 	}
 
-	// The same with the Aho-Corasick DFA only (calls in order of end).
+	// The same with the Aho-Corasick DFA only (calls in order of end); it
+	// finds nothing unless the DFA was built (see build).
 	template <typename F>
 	void dfa_scan(std::string_view text, F &&fn) const
 	{
@@ -83,6 +83,7 @@ public:
 
 private:
 	void build_filter();
+	void build_dfa();
 	static uint32_t trigram(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16; }
 	static uint32_t trigram_hash(uint32_t t) { return (t * 2654435761u) >> 16; }
 

@@ -135,7 +135,7 @@ START_TEST(literal_filter_agrees_with_dfa)
 	std::vector<std::string> lits = rs.all_literals();
 	for (const auto &l : lits)
 		ls.add(l);
-	ls.build();
+	ls.build(true);
 	ck_assert(ls.uses_filter());
 	auto same = [&](const std::string &text) {
 		std::multiset<std::pair<int, size_t>> a, b;
