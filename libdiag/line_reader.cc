@@ -166,7 +166,7 @@ bool line_reader::next(std::string_view &line)
 
 bool line_reader::next_lines(std::string_view &chunk, uint64_t &lines)
 {
-	if (lr_head_limit || lr_prev_piece)
+	if (lr_prev_piece)
 		return false;
 	for (;;) {
 		const char *start = lr_buf.data() + lr_begin;

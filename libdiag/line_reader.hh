@@ -30,8 +30,8 @@ public:
 	// reading more when none is buffered; lines: how many lines it holds
 	// (line_no() counts them). A caller splitting it as next() would (at
 	// '\n', over-long lines in pieces of max_line() under one number)
-	// gets what next() gives. False when next() must be called instead:
-	// at the end, with a head/tail cap, or inside an over-long line.
+	// gets what next() gives (a head/tail cap included). False when next()
+	// must be called instead: at the end, or inside an over-long line.
 	bool next_lines(std::string_view &chunk, uint64_t &lines);
 	size_t max_line() const { return lr_max_line; }
 

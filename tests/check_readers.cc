@@ -433,6 +433,27 @@ START_TEST(threads_change_nothing)
 		ck_assert_msg(got == want, "DENPEX_THREADS=%s reads %zu bytes of evidence, one thread %zu", threads,
 			      got.size(), want.size());
 	}
+	// With a head/tail cap too.
+	std::string capped;
+	for (const char *threads : {"1", "3"}) {
+		setenv("DENPEX_THREADS", threads, 1);
+		int fd = open(path, O_RDONLY);
+		line_reader lr(fd, 12u << 20);
+		evidence ev;
+		source_file sf;
+		sf.path = "job.out";
+		uint32_t file = ev.add_source(sf);
+		ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+		close(fd);
+		ck_assert_uint_gt(ev.source(file).bytes_skipped, 1u << 20);
+		std::string got = evidence_dump(ev);
+		if (capped.empty())
+			capped = got;
+		else
+			ck_assert_msg(got == capped, "capped: DENPEX_THREADS=%s reads %zu bytes of evidence, one thread %zu",
+				      threads, got.size(), capped.size());
+	}
+	ck_assert(capped != want);
 	unsetenv("DENPEX_THREADS");
 	unlink(path);
 }
