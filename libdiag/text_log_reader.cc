@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -529,20 +530,28 @@ bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn
 				t.join();
 		}
 	} join{threads, mu, cv, stop};
-	for (int i = 0; i < helpers; i++)
-		threads.emplace_back([&] {
-			const scan_context c = ctx;
-			line_hits h;
-			line_facts f;
-			line_cleaner cleaner;
-			std::unique_lock<std::mutex> lk(mu);
-			for (;;) {
-				cv.wait(lk, [&] { return stop || source_done || batch_free(c.nbatches); });
-				if (stop || source_done)
-					return;
-				take_and_scan(lk, c, h, f, cleaner);
-			}
-		});
+	auto helper = [&] {
+		const scan_context c = ctx;
+		line_hits h;
+		line_facts f;
+		line_cleaner cleaner;
+		std::unique_lock<std::mutex> lk(mu);
+		for (;;) {
+			cv.wait(lk, [&] { return stop || source_done || batch_free(c.nbatches); });
+			if (stop || source_done)
+				return;
+			take_and_scan(lk, c, h, f, cleaner);
+		}
+	};
+	// A thread that cannot be started (a process limit in the epilog's
+	// environment) is one helper fewer: this thread scans what is left.
+	for (int i = 0; i < helpers; i++) {
+		try {
+			threads.emplace_back(helper);
+		} catch (const std::system_error &) {
+			break;
+		}
+	}
 	line_hits h, own_h;
 	line_facts f, own_f;
 	line_cleaner own_cleaner;

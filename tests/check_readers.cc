@@ -16,6 +16,10 @@
 #include <set>
 #include <string>
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <system_error>
 #include <unistd.h>
 #include <vector>
 
@@ -459,6 +463,57 @@ START_TEST(threads_change_nothing)
 }
 END_TEST
 
+// Where no thread can be started (a process limit), the reading goes on
+// on this thread alone and gives the same evidence.
+START_TEST(thread_limit_falls_back)
+{
+	rule_set rules;
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+	std::string text;
+	for (uint64_t n = 1; text.size() < (10u << 20); n++) {
+		text += std::to_string(n % 16) + ": step " + std::to_string(n) + " | loss 2.31\n";
+		if (n == 90000)
+			text += "3: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+	}
+	auto read = [&](const char *threads) {
+		setenv("DENPEX_THREADS", threads, 1);
+		line_reader lr(text);
+		evidence ev;
+		source_file sf;
+		sf.path = "job.out";
+		uint32_t file = ev.add_source(sf);
+		bool ok = read_text_log(lr, file, source_kind::job_log, rules, ev);
+		return ok ? evidence_dump(ev) : std::string();
+	};
+	std::string want = read("1");
+	ck_assert(want.find("OutOfMemoryError") != std::string::npos);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		// Root is not held to RLIMIT_NPROC: become nobody first.
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		struct rlimit one = {1, 1};
+		if (setrlimit(RLIMIT_NPROC, &one) != 0)
+			_exit(4);
+		// The limit holds: no thread can be started.
+		try {
+			std::thread t([] {});
+			t.join();
+			_exit(5);
+		} catch (const std::system_error &) {
+		}
+		_exit(read("3") == want ? 0 : 1);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	unsetenv("DENPEX_THREADS");
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("readers");
@@ -476,6 +531,7 @@ static Suite *suite()
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
 	tcase_add_test(t, threads_change_nothing);
+	tcase_add_test(t, thread_limit_falls_back);
 	suite_add_tcase(s, t);
 	return s;
 }
