@@ -3,7 +3,7 @@
 #
 # For each size it generates a bundle with the scenario simulator, reads it
 # once so that every tool finds it in the page cache, then times (median of
-# RUNS runs each, whole processes):
+# RUNS runs each, whole processes, the tools taking turns round by round):
 #   denpex diagnose FILES                      read, parse, align, diagnose, print
 #   rg -F -c -f LITERALS FILES                 ripgrep, the signatures' literals
 #   LC_ALL=C grep -F -c -f LITERALS FILES      GNU grep, the same literals
@@ -101,18 +101,32 @@ echo "$sizes" | while read -r name ranks bytes cap; do
     files=$(find "$bundle" -type f ! -name .complete | LC_ALL=C sort)
     total=$(cat $files | wc -c)
     cat $files >/dev/null    # into the page cache
-    # shellcheck disable=SC2086
-    d=$("$BENCH_RUN" -n "$runs" --out "$work/out" -- "$DENPEX" diagnose $files)
-    set -- $d
-    d_t=$1; d_rss=$2; d_rc=$3
-    if [ "$d_rc" != 0 ]; then
-        echo "bench: ERROR: denpex diagnose exited $d_rc on $name"
-        exit 1
-    fi
-    r_t=-; g_t=-
-    [ $have_rg = yes ] && r_t=$("$BENCH_RUN" -n "$runs" --out "$work/out" -- rg --no-config -F -c -f "$lits" $files | cut -d' ' -f1)
-    [ $have_grep = yes ] && g_t=$("$BENCH_RUN" -n "$runs" --out "$work/out" -- env LC_ALL=C grep -F -c -f "$lits" $files | cut -d' ' -f1)
-    c_t=$("$BENCH_RUN" -n "$runs" -- cat $files | cut -d' ' -f1)
+    # The tools take turns, one run each per round, so that a machine
+    # whose speed drifts (a shared host) slows them alike; medians after.
+    : >"$work/times"
+    d_rss=0
+    round=0
+    while [ $round -lt "$runs" ]; do
+        round=$((round + 1))
+        # shellcheck disable=SC2086
+        d=$("$BENCH_RUN" -n 1 --out "$work/out" -- "$DENPEX" diagnose $files)
+        set -- $d
+        if [ "$3" != 0 ]; then
+            echo "bench: ERROR: denpex diagnose exited $3 on $name"
+            exit 1
+        fi
+        echo "d $1" >>"$work/times"
+        [ "$2" -gt "$d_rss" ] && d_rss=$2
+        [ $have_rg = yes ] && echo "r $("$BENCH_RUN" -n 1 --out "$work/out" -- rg --no-config -F -c -f "$lits" $files | cut -d' ' -f1)" >>"$work/times"
+        [ $have_grep = yes ] && echo "g $("$BENCH_RUN" -n 1 --out "$work/out" -- env LC_ALL=C grep -F -c -f "$lits" $files | cut -d' ' -f1)" >>"$work/times"
+        echo "c $("$BENCH_RUN" -n 1 -- cat $files | cut -d' ' -f1)" >>"$work/times"
+    done
+    median() {
+        v=$(awk -v k="$1" '$1 == k { print $2 }' "$work/times" | sort -g)
+        n=$(echo "$v" | grep -c .)
+        if [ "$n" -eq 0 ]; then echo -; else echo "$v" | sed -n "$(( (n + 1) / 2 ))p"; fi
+    }
+    d_t=$(median d); r_t=$(median r); g_t=$(median g); c_t=$(median c)
     awk -v n="$name" -v r="$ranks" -v b="$total" -v d="$d_t" -v rg="$r_t" -v g="$g_t" -v c="$c_t" \
         -v rss="$d_rss" -v cap="$cap" 'function mbs(t) { return t == "-" || t <= 0 ? "-" : sprintf("%.0f", b / 1e6 / t) }
         function ratio(t) { return t == "-" || d <= 0 ? "-" : sprintf("%.2f", t / d) }
