@@ -108,6 +108,15 @@ void literal_set::build_dfa()
 	ls_out_begin[n] = static_cast<uint32_t>(ls_out.size());
 }
 
+namespace {
+
+void set_bit(std::vector<uint8_t> &bits, uint32_t x)
+{
+	bits[x >> 3] = static_cast<uint8_t>(bits[x >> 3] | 1u << (x & 7));
+}
+
+} // namespace
+
 void literal_set::build_filter()
 {
 	ls_use_filter = !ls_literals.empty();
@@ -129,8 +138,7 @@ void literal_set::build_filter()
 		if (ls_tri_keys.empty() || ls_tri_keys.back() != h.first) {
 			ls_tri_keys.push_back(h.first);
 			ls_tri_begin.push_back(static_cast<uint32_t>(ls_tri_ids.size()));
-			uint32_t hash = trigram_hash(h.first);
-			ls_tri_bits[hash >> 3] = static_cast<uint8_t>(ls_tri_bits[hash >> 3] | 1u << (hash & 7));
+			set_bit(ls_tri_bits, trigram_hash(h.first));
 		}
 		ls_tri_ids.push_back(h.second);
 	}
@@ -153,17 +161,14 @@ void literal_set::build_filter()
 	ls_step_bits.assign((1u << 16) / 8, 0);
 	ls_pair_bits.assign((1u << 16) / 8, 0);
 	ls_has_short = false;
-	auto set = [](std::vector<uint8_t> &bits, uint32_t x) {
-		bits[x >> 3] = static_cast<uint8_t>(bits[x >> 3] | 1u << (x & 7));
-	};
 	for (const auto &lit : ls_literals) {
 		const unsigned char *u = reinterpret_cast<const unsigned char *>(lit.data());
-		set(ls_step_bits, trigram_hash(trigram(u)));
+		set_bit(ls_step_bits, trigram_hash(trigram(u)));
 		if (lit.size() >= 4) {
-			set(ls_step_bits, trigram_hash(trigram(u + 1)));
+			set_bit(ls_step_bits, trigram_hash(trigram(u + 1)));
 		} else {
 			ls_has_short = true;
-			set(ls_pair_bits, static_cast<uint32_t>(u[1] | u[2] << 8));
+			set_bit(ls_pair_bits, static_cast<uint32_t>(u[1] | u[2] << 8));
 		}
 	}
 }

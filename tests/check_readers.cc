@@ -337,6 +337,17 @@ static std::string evidence_dump(const evidence &ev)
 	return out;
 }
 
+// Reads lr as a job log into ev (its only source) with DENPEX_THREADS set
+// to threads ("1": one thread). False on a read error.
+static bool read_job_log(line_reader &lr, rule_set &rules, const char *threads, evidence &ev)
+{
+	setenv("DENPEX_THREADS", threads, 1);
+	source_file sf;
+	sf.path = "job.out";
+	uint32_t file = ev.add_source(sf);
+	return read_text_log(lr, file, source_kind::job_log, rules, ev);
+}
+
 // The scanning threads change only the speed: a large source read with
 // one, two, three or five threads gives the same evidence, line for line.
 // The source mixes what a reader keeps state for: progress lines and bars
@@ -418,14 +429,10 @@ START_TEST(threads_change_nothing)
 	close(wfd);
 	std::string want;
 	for (const char *threads : {"1", "2", "3", "5", "1m", "3m"}) {
-		setenv("DENPEX_THREADS", std::string(threads, 1).c_str(), 1);
 		int fd = threads[1] == 'm' ? -1 : open(path, O_RDONLY);
 		line_reader lr = fd < 0 ? line_reader(text) : line_reader(fd);
 		evidence ev;
-		source_file sf;
-		sf.path = "job.out";
-		uint32_t file = ev.add_source(sf);
-		ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+		ck_assert(read_job_log(lr, rules, std::string(threads, 1).c_str(), ev));
 		if (fd >= 0)
 			close(fd);
 		std::string got = evidence_dump(ev);
@@ -440,16 +447,12 @@ START_TEST(threads_change_nothing)
 	// With a head/tail cap too.
 	std::string capped;
 	for (const char *threads : {"1", "3"}) {
-		setenv("DENPEX_THREADS", threads, 1);
 		int fd = open(path, O_RDONLY);
 		line_reader lr(fd, 12u << 20);
 		evidence ev;
-		source_file sf;
-		sf.path = "job.out";
-		uint32_t file = ev.add_source(sf);
-		ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+		ck_assert(read_job_log(lr, rules, threads, ev));
 		close(fd);
-		ck_assert_uint_gt(ev.source(file).bytes_skipped, 1u << 20);
+		ck_assert_uint_gt(ev.source(0).bytes_skipped, 1u << 20);
 		std::string got = evidence_dump(ev);
 		if (capped.empty())
 			capped = got;
@@ -478,14 +481,9 @@ START_TEST(thread_limit_falls_back)
 			text += "3: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
 	}
 	auto read = [&](const char *threads) {
-		setenv("DENPEX_THREADS", threads, 1);
 		line_reader lr(text);
 		evidence ev;
-		source_file sf;
-		sf.path = "job.out";
-		uint32_t file = ev.add_source(sf);
-		bool ok = read_text_log(lr, file, source_kind::job_log, rules, ev);
-		return ok ? evidence_dump(ev) : std::string();
+		return read_job_log(lr, rules, threads, ev) ? evidence_dump(ev) : std::string();
 	};
 	std::string want = read("1");
 	ck_assert(want.find("OutOfMemoryError") != std::string::npos);
