@@ -1,12 +1,12 @@
 #include "pipeline.hh"
 
-#include "fr_bridge.hh"
-#include "line_reader.hh"
-#include "plugin_records.hh"
-#include "sacct_reader.hh"
-#include "source_sniff.hh"
-#include "text_log_reader.hh"
-#include "torchelastic_reader.hh"
+#include "fr/fr_bridge.hh"
+#include "reading/line_reader.hh"
+#include "reading/plugin_records.hh"
+#include "reading/sacct_reader.hh"
+#include "reading/source_sniff.hh"
+#include "reading/text_log_reader.hh"
+#include "reading/torchelastic_reader.hh"
 
 #include <algorithm>
 #include <cerrno>

@@ -2,12 +2,12 @@
 // with bounded memory, aligns the clocks and runs the diagnosis.
 #pragma once
 
-#include "clock.hh"
-#include "diagnose.hh"
-#include "evidence.hh"
-#include "knowledge.hh"
-#include "signature.hh"
-#include "verdict.hh"
+#include "aligning/clock.hh"
+#include "deciding/diagnose.hh"
+#include "model/evidence.hh"
+#include "deciding/knowledge.hh"
+#include "matching/signature.hh"
+#include "rendering/verdict.hh"
 
 #include <functional>
 #include <string>

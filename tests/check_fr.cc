@@ -3,9 +3,9 @@
 // on the fixtures written by tests/fr_writer.py.
 #include "ck_cxx.hh"
 
-#include "fr_analysis.hh"
-#include "fr_dump.hh"
-#include "fr_pickle.hh"
+#include "fr/fr_analysis.hh"
+#include "fr/fr_dump.hh"
+#include "fr/fr_pickle.hh"
 
 #include <algorithm>
 #include <cstdio>

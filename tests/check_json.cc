@@ -1,7 +1,7 @@
 // The verdict contract: JSON field names and types (schema 1), nulls when
 // no rank is singled out, valid UTF-8 from any bytes, the comment line.
 #include "ck_cxx.hh"
-#include "verdict.hh"
+#include "rendering/verdict.hh"
 
 #include <jansson.h>
 

@@ -1,14 +1,14 @@
 // Readers: line reading with caps, cleaning, prefixes, sniffing, sacct,
 // host names from paths.
 #include "ck_cxx.hh"
-#include "evidence.hh"
-#include "line_prefix.hh"
-#include "line_reader.hh"
-#include "rank_map.hh"
-#include "sacct_reader.hh"
-#include "source_sniff.hh"
-#include "text_clean.hh"
-#include "text_log_reader.hh"
+#include "model/evidence.hh"
+#include "reading/line_prefix.hh"
+#include "reading/line_reader.hh"
+#include "aligning/rank_map.hh"
+#include "reading/sacct_reader.hh"
+#include "reading/source_sniff.hh"
+#include "reading/text_clean.hh"
+#include "reading/text_log_reader.hh"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // Signatures: the loader's refusals (with file:line and reason), the
 // prefilter, priorities, and the shipped rule set covering every class.
 #include "ck_cxx.hh"
-#include "knowledge.hh"
-#include "literal_set.hh"
-#include "signature.hh"
+#include "deciding/knowledge.hh"
+#include "matching/literal_set.hh"
+#include "matching/signature.hh"
 
 #include <cstdio>
 #include <dirent.h>

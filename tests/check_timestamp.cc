@@ -1,6 +1,6 @@
 // Unit tests for libdiag/timestamp: every recognised shape, the prefixes it
 // must look past, the text it must not mistake for a time, and resolution.
-#include "timestamp.hh"
+#include "reading/timestamp.hh"
 
 #include "ck_cxx.hh"
 

@@ -1,4 +1,4 @@
-# tests/fr.mk: the flight-recorder reader (libdiag/fr_*): Check unit tests on
+# tests/fr.mk: the flight-recorder reader (libdiag/fr/): Check unit tests on
 # fixtures written by fr_writer.py (committed under data/fr), and a bounded
 # fuzz run of the unpickler, dump decoder and analysis.
 if HAVE_CHECK

@@ -6,9 +6,9 @@
 //
 // Usage: fr_fuzz [ITERATIONS [SECONDS [SEED]]]   (default 20000, 20 s, 1)
 // Environment FR_FUZZ_ITERATIONS / FR_FUZZ_SECONDS override the defaults.
-#include "fr_analysis.hh"
-#include "fr_dump.hh"
-#include "fr_pickle.hh"
+#include "fr/fr_analysis.hh"
+#include "fr/fr_dump.hh"
+#include "fr/fr_pickle.hh"
 
 #include <algorithm>
 #include <chrono>

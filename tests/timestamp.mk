@@ -1,4 +1,4 @@
-# tests/timestamp.mk: Check suite for libdiag/timestamp.
+# tests/timestamp.mk: Check suite for libdiag/reading/timestamp.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_timestamp
 TESTS += tests/check_timestamp

@@ -1,0 +1,406 @@
+#include "aligning/clock.hh"
+
+#include "deciding/diagnose.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace diag {
+
+namespace {
+
+// Watchdog polling and enqueue jitter bound how well one anchor pins a clock.
+constexpr double min_uncertainty_s = 0.05;
+
+double median(std::vector<double> v)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	size_t n = v.size();
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// A reference instant for year inference: the job start when sacct gave
+// it, else the first absolute time seen, else now.
+int64_t pick_reference(const evidence &ev)
+{
+	if (ev.job.start_us != no_time)
+		return ev.job.start_us;
+	if (ev.job.end_us != no_time)
+		return ev.job.end_us;
+	for (const auto &e : ev.events)
+		if (e.ts.kind == ts_kind::absolute)
+			return e.ts.epoch_us;
+	for (const auto &e : ev.events)
+		if (e.ts.kind == ts_kind::local) {
+			ts_context c;
+			if (auto v = resolve_timestamp(e.ts, c))
+				return *v;
+		}
+	return static_cast<int64_t>(time(nullptr)) * us_per_s;
+}
+
+// One true moment seen by several hosts: per host, the median of what its
+// clock said, and how precisely that pins the moment (seconds).
+struct reading {
+	double t = 0;
+	double sigma = 0;
+};
+using moment = std::map<int, reading>;
+
+// floor_sigma: how precisely one reading marks the moment (an NCCL
+// bootstrap barrier tens of ms; a watchdog timeout, up to the spread of the
+// ranks' enqueue times); the spread of a host's readings says more when
+// there are several.
+moment to_moment(const std::map<int, std::vector<double>> &per_host, double floor_sigma)
+{
+	moment m;
+	for (const auto &h : per_host) {
+		double med = median(h.second);
+		double sigma = floor_sigma;
+		if (h.second.size() >= 3) {
+			std::vector<double> dev;
+			for (double x : h.second)
+				dev.push_back(std::fabs(x - med));
+			sigma = std::max(floor_sigma * 0.7, 1.4826 * median(dev) / std::sqrt(static_cast<double>(h.second.size())));
+		}
+		m[h.first] = reading{med, sigma};
+	}
+	return m;
+}
+
+// Moments from the logs themselves: watchdog timeouts of one collective fire
+// at its start + timeout on every rank that waited in it; every rank of an
+// NCCL communicator completes its init together.
+std::vector<moment> log_moments(const evidence &ev)
+{
+	std::map<long long, std::map<int, std::vector<double>>> by_seq;
+	std::map<std::string, std::map<int, std::vector<double>>> by_comm;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.raw_us == no_time || e.inherited_time)
+			continue;
+		double t = static_cast<double>(e.raw_us) / 1e6;
+		if (e.kind == rule_kind::watchdog && e.role == event_role::victim && e.seq >= 0)
+			by_seq[e.seq][e.host].push_back(t);
+		if (e.kind == rule_kind::rank_map) {
+			std::string comm = e.capture("comm_id");
+			if (!comm.empty())
+				by_comm[comm][e.host].push_back(t);
+		}
+	}
+	std::vector<moment> out;
+	for (const auto &s : by_seq)
+		if (s.second.size() >= 2)
+			out.push_back(to_moment(s.second, 1.0));
+	for (const auto &c : by_comm)
+		if (c.second.size() >= 2)
+			out.push_back(to_moment(c.second, 0.05));
+	return out;
+}
+
+struct sample {
+	double c = 0;     // the moment's common time
+	double o = 0;     // this host's offset then
+	double sigma = 0; // how precise
+};
+
+// One host's offset at time T from its samples. Moments near T decide when
+// there are any; else precise moments far apart give a drift (Theil-Sen,
+// which a few stray anchors do not bend); else the offset is the one
+// measured, with an uncertainty that grows with the time since at the
+// drift two unsynchronised quartz clocks can have between them.
+host_clock fit_offset(const std::vector<sample> &sm, double T)
+{
+	host_clock hc;
+	hc.t0_s = T;
+	std::vector<double> near_o, near_s, prec_t;
+	for (const auto &x : sm)
+		if (std::fabs(x.c - T) <= 900) {
+			near_o.push_back(x.o);
+			near_s.push_back(x.sigma);
+		}
+	std::vector<const sample *> precise;
+	for (const auto &x : sm)
+		if (x.sigma <= 0.2) {
+			precise.push_back(&x);
+			prec_t.push_back(x.c);
+		}
+	double span = prec_t.empty() ? 0 : *std::max_element(prec_t.begin(), prec_t.end()) -
+						*std::min_element(prec_t.begin(), prec_t.end());
+	if (precise.size() >= 3 && span > 600) {
+		std::vector<double> slopes;
+		size_t n = precise.size();
+		size_t step = std::max<size_t>(1, n * n / 4000);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j += step) {
+				double dt = precise[j]->c - precise[i]->c;
+				if (std::fabs(dt) > 60)
+					slopes.push_back((precise[j]->o - precise[i]->o) / dt);
+			}
+		if (!slopes.empty())
+			hc.drift_ppm = std::max(-500.0, std::min(500.0, median(slopes) * 1e6));
+	}
+	auto at_T = [&](const sample &x) { return x.o + hc.drift_ppm * 1e-6 * (T - x.c); };
+	std::vector<double> os, sig, dist;
+	for (const auto &x : sm) {
+		os.push_back(at_T(x));
+		sig.push_back(x.sigma);
+		dist.push_back(std::fabs(x.c - T));
+	}
+	if (!near_o.empty() && hc.drift_ppm == 0) {
+		hc.offset_at_t0 = median(near_o);
+		hc.uncertainty_s = median(near_s);
+	} else {
+		hc.offset_at_t0 = median(os);
+		hc.uncertainty_s = median(sig);
+		if (hc.drift_ppm == 0 && !dist.empty())
+			hc.uncertainty_s += 100e-6 * *std::min_element(dist.begin(), dist.end());
+	}
+	return hc;
+}
+
+// Offsets are reported where they matter: among the faults and their
+// victims, late in the run (the start of the job is hours away when clocks
+// drift); without any, at the last thing the logs stamped.
+double report_time(const evidence &ev)
+{
+	std::vector<double> failing;
+	double last = 0;
+	for (const auto &e : ev.events) {
+		if (e.raw_us == no_time)
+			continue;
+		double t = static_cast<double>(e.raw_us) / 1e6;
+		last = std::max(last, t);
+		if (e.role != event_role::context)
+			failing.push_back(t);
+	}
+	if (failing.empty())
+		return last;
+	std::sort(failing.begin(), failing.end());
+	return failing[failing.size() * 3 / 4];
+}
+
+} // namespace
+
+double clock_result::uncertainty(int host) const
+{
+	auto it = hosts.find(host);
+	if (it == hosts.end() || it->second.anchors == 0)
+		return default_uncertainty_s;
+	return it->second.uncertainty_s;
+}
+
+namespace {
+
+bool is_local(const ts_value &v)
+{
+	return v.kind == ts_kind::local || v.kind == ts_kind::local_no_year;
+}
+
+// The zone of local times, when not configured: the offset (a multiple of a
+// quarter hour) that puts the most local-time events inside the span of the
+// absolute ones (epoch stamps, ISO times with a zone, sacct --json); zero
+// unless another offset clearly does better.
+int infer_zone(const evidence &ev, int64_t reference_us)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	auto widen = [&](int64_t t) {
+		lo = std::min(lo, t);
+		hi = std::max(hi, t);
+	};
+	if (!ev.job.times_local) {
+		if (ev.job.start_us != no_time)
+			widen(ev.job.start_us);
+		if (ev.job.end_us != no_time)
+			widen(ev.job.end_us);
+	}
+	std::vector<int64_t> local;
+	for (const auto &e : ev.events) {
+		if (e.inherited_time)
+			continue;
+		if (e.ts.kind == ts_kind::absolute)
+			widen(e.ts.epoch_us);
+		else if (is_local(e.ts)) {
+			ts_context c;
+			c.reference_us = reference_us;
+			if (auto v = resolve_timestamp(e.ts, c))
+				local.push_back(*v);
+		}
+	}
+	if (lo == INT64_MAX || local.empty())
+		return 0;
+	const int64_t slack = 30 * 60 * us_per_s;
+	auto inside = [&](int z) {
+		size_t n = 0;
+		for (int64_t t : local) {
+			int64_t u = t - static_cast<int64_t>(z) * us_per_s;
+			if (u >= lo - slack && u <= hi + slack)
+				n++;
+		}
+		return n;
+	};
+	size_t at_zero = inside(0);
+	if (at_zero * 2 >= local.size())
+		return 0;
+	int best = 0;
+	size_t best_n = at_zero;
+	for (int z = -14 * 3600; z <= 14 * 3600; z += 900) {
+		size_t n = inside(z);
+		if (n > best_n || (n == best_n && std::abs(z) < std::abs(best)))
+			best = z, best_n = n;
+	}
+	return best_n * 2 > local.size() ? best : 0;
+}
+
+} // namespace
+
+void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
+{
+	// A kernel log that says when its node booted anchors its raw stamps
+	// ("[ 1234.567890]" seconds since boot).
+	for (const auto &e : ev.events) {
+		long long when;
+		if (e.kind == rule_kind::boot_time && e.host >= 0 && parse_uint_str(e.capture("when"), when) &&
+		    !ev.boot_time.count(e.host))
+			ev.boot_time[e.host] = static_cast<int64_t>(when) * us_per_s;
+	}
+	cr.reference_us = pick_reference(ev);
+	cr.zone_offset_s = opts.default_tz_offset_s;
+	if (!opts.tz_given) {
+		int z = infer_zone(ev, cr.reference_us);
+		if (z != 0) {
+			cr.zone_offset_s = z;
+			cr.zone_inferred = true;
+			if (ev.job.times_local) {
+				// sacct -P printed the controller's local time.
+				int64_t shift = static_cast<int64_t>(z) * us_per_s;
+				if (ev.job.start_us != no_time)
+					ev.job.start_us -= shift;
+				if (ev.job.end_us != no_time)
+					ev.job.end_us -= shift;
+			}
+		}
+	} else if (ev.job.times_local && opts.default_tz_offset_s != 0) {
+		int64_t shift = static_cast<int64_t>(opts.default_tz_offset_s) * us_per_s;
+		if (ev.job.start_us != no_time)
+			ev.job.start_us -= shift;
+		if (ev.job.end_us != no_time)
+			ev.job.end_us -= shift;
+	}
+	for (auto &e : ev.events) {
+		ts_context ctx;
+		ctx.reference_us = cr.reference_us;
+		ctx.tz_offset_s = cr.zone_offset_s;
+		auto bt = ev.boot_time.find(e.host);
+		if (bt != ev.boot_time.end())
+			ctx.boot_epoch_us = bt->second;
+		std::optional<int64_t> lo, hi;
+		if (e.ts.kind != ts_kind::none)
+			lo = resolve_timestamp(e.ts, ctx);
+		if (e.inherited_time && e.ts_hi.kind != ts_kind::none)
+			hi = resolve_timestamp(e.ts_hi, ctx);
+		if (lo && hi && *hi >= *lo) {
+			// Somewhere between the lines around it: the middle, with
+			// half the gap as uncertainty.
+			e.raw_us = *lo + (*hi - *lo) / 2;
+			e.time_unc_s = static_cast<double>(*hi - *lo) / 2e6;
+		} else if (lo && !e.inherited_time) {
+			e.raw_us = *lo;
+		}
+		// An inherited time bounded on one side only says little (the last
+		// stamped line may be an hour before): such a line stays untimed
+		// and is placed by what it says, not when.
+	}
+}
+
+clock_result align_clocks(evidence &ev, const clock_options &opts,
+			  const std::vector<std::vector<std::pair<int, int64_t>>> &rank_anchors)
+{
+	clock_result cr;
+	resolve_times(ev, opts, cr);
+
+	std::vector<moment> moments = log_moments(ev);
+	for (const auto &a : rank_anchors) {
+		std::map<int, std::vector<double>> per_host;
+		for (const auto &p : a)
+			if (const rank_info *ri = ev.ranks.by_rank(p.first); ri && ri->host >= 0)
+				per_host[ri->host].push_back(static_cast<double>(p.second) / 1e6);
+		if (per_host.size() >= 2)
+			moments.push_back(to_moment(per_host, 0.2));
+	}
+
+	// The reference host is the one seen in most moments; others are placed
+	// against hosts already placed, moment by moment (a chain across
+	// moments that share hosts). Each host gets an offset, and a drift when
+	// its moments span long enough to see one (NCCL init at the start,
+	// watchdog timeouts at the end).
+	std::map<int, int> seen;
+	for (const auto &m : moments)
+		for (const auto &h : m)
+			seen[h.first]++;
+	if (!seen.empty()) {
+		int ref = std::max_element(seen.begin(), seen.end(),
+					   [](auto &a, auto &b) { return a.second < b.second; })->first;
+		double report = report_time(ev);
+		std::map<int, host_clock> placed;
+		placed[ref] = host_clock{};
+		std::map<int, std::vector<sample>> samples;
+		for (int round = 0; round < 8; round++) {
+			samples.clear();
+			for (const auto &m : moments) {
+				std::vector<double> common;
+				double ref_sigma = 0;
+				for (const auto &h : m)
+					if (auto it = placed.find(h.first); it != placed.end()) {
+						common.push_back(h.second.t - it->second.offset_at(h.second.t));
+						ref_sigma = std::max(ref_sigma, h.second.sigma);
+					}
+				if (common.empty())
+					continue;
+				double c = median(common);
+				for (const auto &h : m)
+					if (h.first != ref)
+						samples[h.first].push_back(
+							sample{c, h.second.t - c, std::sqrt(h.second.sigma * h.second.sigma + ref_sigma * ref_sigma)});
+			}
+			size_t before = placed.size();
+			for (const auto &sm : samples)
+				placed[sm.first] = fit_offset(sm.second, report);
+			if (placed.size() == before && round >= 2)
+				break;
+		}
+		for (auto &p : placed) {
+			host_clock hc = p.second;
+			const auto &sm = samples[p.first];
+			hc.anchors = p.first == ref ? seen[ref] : static_cast<int>(sm.size());
+			std::vector<double> dev;
+			for (const auto &x : sm)
+				if (std::fabs(x.c - report) <= 900)
+					dev.push_back(std::fabs(x.o - hc.offset_at(x.c)));
+			double scatter = dev.size() >= 3 ? 1.4826 * median(dev) : 0;
+			hc.uncertainty_s = std::max({min_uncertainty_s, hc.uncertainty_s, scatter});
+			hc.offset_s = hc.offset_at(report);
+			cr.hosts[p.first] = hc;
+		}
+	}
+	cr.aligned = cr.hosts.size() >= 2;
+	for (size_t h = 0; h < ev.host_count(); h++)
+		if (!cr.hosts.count(static_cast<int>(h)))
+			cr.hosts[static_cast<int>(h)] = host_clock{0, cr.default_uncertainty_s, 0};
+
+	for (auto &e : ev.events) {
+		if (e.raw_us == no_time)
+			continue;
+		auto it = cr.hosts.find(e.host);
+		double off = it == cr.hosts.end() ? 0 : it->second.offset_at(static_cast<double>(e.raw_us) / 1e6);
+		e.time_us = e.raw_us - static_cast<int64_t>(std::llround(off * 1e6));
+	}
+	return cr;
+}
+
+} // namespace diag

@@ -1,0 +1,140 @@
+#include "deciding/knowledge.hh"
+
+#include "config/yaml_doc.hh"
+
+namespace diag {
+
+namespace {
+
+std::string scalar(const ynode *n)
+{
+	return n && n->is_scalar() ? n->value : std::string();
+}
+
+bool action_from(const ynode &n, action_info &out, const std::string &path, std::string &err)
+{
+	const ynode *k = n.get("action");
+	if (!k)
+		k = n.get("kind");
+	auto a = k && k->is_scalar() ? action_from_name(k->value) : std::nullopt;
+	if (!a) {
+		err = path + ":" + std::to_string(n.line) + ": missing or unknown action kind";
+		return false;
+	}
+	out.kind = *a;
+	out.text = scalar(n.get("text"));
+	return true;
+}
+
+} // namespace
+
+bool knowledge::load(const std::string &conf_dir, std::string &err)
+{
+	std::string xpath = conf_dir + "/xid.yaml";
+	auto xdoc = load_yaml_file(xpath, err);
+	if (!xdoc)
+		return false;
+	const ynode *xids = xdoc->get("xids");
+	if (!xids || xids->kind != ynode::sequence) {
+		err = xpath + ": missing 'xids' list";
+		return false;
+	}
+	for (const auto &n : xids->items) {
+		xid_info x;
+		auto num = yaml_int(n.get("xid"));
+		if (!num) {
+			err = xpath + ":" + std::to_string(n.line) + ": entry without an integer 'xid'";
+			return false;
+		}
+		x.xid = static_cast<int>(*num);
+		x.name = scalar(n.get("name"));
+		if (auto c = class_from_name(scalar(n.get("class"))))
+			x.cls = *c;
+		else {
+			err = xpath + ":" + std::to_string(n.line) + ": unknown class for Xid " + std::to_string(x.xid);
+			return false;
+		}
+		if (auto r = role_from_name(scalar(n.get("role"))))
+			x.role = *r;
+		action_info a;
+		if (!action_from(n, a, xpath, err))
+			return false;
+		x.action = a.kind;
+		x.text = a.text;
+		if (auto w = yaml_int(n.get("weight")))
+			x.weight = static_cast<int>(*w);
+		kn_xids[x.xid] = x;
+	}
+	if (const ynode *rec = xdoc->get("recovery_actions"); rec && rec->kind == ynode::sequence) {
+		for (const auto &n : rec->items) {
+			auto code = yaml_int(n.get("code"));
+			if (!code)
+				code = yaml_int(n.get("value"));
+			if (!code) {
+				err = xpath + ":" + std::to_string(n.line) + ": recovery action without an integer 'code'";
+				return false;
+			}
+			action_info a;
+			if (!action_from(n, a, xpath, err))
+				return false;
+			if (a.text.empty())
+				a.text = scalar(n.get("name"));
+			kn_recovery[static_cast<int>(*code)] = a;
+		}
+	}
+
+	std::string apath = conf_dir + "/actions.yaml";
+	auto adoc = load_yaml_file(apath, err);
+	if (!adoc)
+		return false;
+	const ynode *acts = adoc->get("actions");
+	if (!acts || acts->kind != ynode::sequence) {
+		err = apath + ": missing 'actions' list";
+		return false;
+	}
+	for (const auto &n : acts->items) {
+		auto c = class_from_name(scalar(n.get("class")));
+		if (!c) {
+			err = apath + ":" + std::to_string(n.line) + ": unknown class '" + scalar(n.get("class")) + "'";
+			return false;
+		}
+		action_info a;
+		const ynode *k = n.get("kind");
+		auto ak = k && k->is_scalar() ? action_from_name(k->value) : std::nullopt;
+		if (!ak) {
+			err = apath + ":" + std::to_string(n.line) + ": missing or unknown 'kind'";
+			return false;
+		}
+		a.kind = *ak;
+		a.text = scalar(n.get("text"));
+		kn_actions[*c] = a;
+	}
+	for (int i = 0; i < failure_class_count; i++)
+		if (!kn_actions.count(static_cast<failure_class>(i))) {
+			err = apath + ": no action for class " + std::string(class_name(static_cast<failure_class>(i)));
+			return false;
+		}
+	return true;
+}
+
+const xid_info *knowledge::xid(int number) const
+{
+	auto it = kn_xids.find(number);
+	return it == kn_xids.end() ? nullptr : &it->second;
+}
+
+std::optional<action_info> knowledge::recovery_action(int code) const
+{
+	auto it = kn_recovery.find(code);
+	if (it == kn_recovery.end())
+		return std::nullopt;
+	return it->second;
+}
+
+action_info knowledge::action_for(failure_class c) const
+{
+	auto it = kn_actions.find(c);
+	return it == kn_actions.end() ? action_info{} : it->second;
+}
+
+} // namespace diag

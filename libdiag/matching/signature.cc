@@ -1,0 +1,386 @@
+#include "matching/signature.hh"
+
+#include "config/yaml_doc.hh"
+
+#include <algorithm>
+#include <dirent.h>
+#include <set>
+
+namespace diag {
+
+namespace {
+
+struct kind_name {
+	const char *name;
+	rule_kind kind;
+};
+constexpr kind_name kind_names[] = {
+	{"plain", rule_kind::plain},       {"traceback", rule_kind::traceback},
+	{"exception", rule_kind::exception}, {"rank_map", rule_kind::rank_map},
+	{"job_end", rule_kind::job_end},   {"task_exit", rule_kind::task_exit},
+	{"progress", rule_kind::progress}, {"xid", rule_kind::xid},
+	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
+	{"handled", rule_kind::handled},
+};
+
+std::string where(const std::string &path, int line)
+{
+	return path + ":" + std::to_string(line) + ": ";
+}
+
+bool scalar_list(const ynode *n, std::vector<std::string> &out)
+{
+	if (!n)
+		return true;
+	if (n->kind == ynode::scalar) {
+		out.push_back(n->value);
+		return true;
+	}
+	if (n->kind != ynode::sequence)
+		return false;
+	for (const auto &it : n->items) {
+		if (it.kind != ynode::scalar)
+			return false;
+		out.push_back(it.value);
+	}
+	return true;
+}
+
+} // namespace
+
+bool rule_set::load_dir(const std::string &dir, std::string &err)
+{
+	DIR *d = opendir(dir.c_str());
+	if (!d) {
+		err = dir + ": cannot open the signature directory";
+		return false;
+	}
+	std::vector<std::string> names;
+	while (struct dirent *e = readdir(d)) {
+		std::string n = e->d_name;
+		if (n.size() > 5 && n.compare(n.size() - 5, 5, ".yaml") == 0 && n[0] != '.')
+			names.push_back(n);
+	}
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	if (names.empty()) {
+		err = dir + ": no *.yaml signature files";
+		return false;
+	}
+	for (const auto &n : names)
+		if (!load_file(dir + "/" + n, err))
+			return false;
+	return true;
+}
+
+bool rule_set::load_file(const std::string &path, std::string &err)
+{
+	auto doc = load_yaml_file(path, err);
+	if (!doc)
+		return false;
+	return add_rules(*doc, path, err);
+}
+
+bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string &err)
+{
+	const ynode *family = doc.get("family");
+	const ynode *rules = doc.get("rules");
+	if (!family || !family->is_scalar()) {
+		err = where(path, doc.line) + "missing 'family'";
+		return false;
+	}
+	if (!rules || rules->kind != ynode::sequence) {
+		err = where(path, doc.line) + "missing 'rules' (a list)";
+		return false;
+	}
+	std::vector<rule> added;
+	for (const auto &rn : rules->items) {
+		rule r;
+		r.family = family->value;
+		r.file = path;
+		r.line = rn.line;
+		auto bad = [&](const std::string &why) {
+			err = where(path, rn.line) + (r.id.empty() ? std::string() : "rule " + r.id + ": ") + why;
+			return false;
+		};
+		if (rn.kind != ynode::mapping)
+			return bad("a rule must be a mapping");
+		static const std::set<std::string> known = {
+			"id", "class", "role", "kind", "literal", "pattern", "caseless", "priority",
+			"weight", "sources", "summary", "samples", "not_samples", "note", "scope"};
+		for (const auto &e : rn.entries)
+			if (!known.count(e.first))
+				return bad("unknown key '" + e.first + "'");
+		const ynode *id = rn.get("id");
+		if (!id || !id->is_scalar())
+			return bad("missing 'id'");
+		r.id = id->value;
+		if (r.id.rfind(r.family + ".", 0) != 0)
+			return bad("id must start with the family '" + r.family + ".'");
+		if (find(r.id) || std::any_of(added.begin(), added.end(), [&](const rule &o) { return o.id == r.id; }))
+			return bad("duplicate id");
+		const ynode *cls = rn.get("class");
+		auto c = cls && cls->is_scalar() ? class_from_name(cls->value) : std::nullopt;
+		if (!c)
+			return bad("missing or unknown 'class'");
+		r.cls = *c;
+		const ynode *role = rn.get("role");
+		auto ro = role && role->is_scalar() ? role_from_name(role->value) : std::nullopt;
+		if (!ro)
+			return bad("missing or unknown 'role' (initiating, victim or context)");
+		r.role = *ro;
+		if (const ynode *k = rn.get("kind")) {
+			bool found = false;
+			for (const auto &kn : kind_names)
+				if (k->is_scalar() && k->value == kn.name) {
+					r.kind = kn.kind;
+					found = true;
+				}
+			if (!found)
+				return bad("unknown 'kind'");
+		}
+		if (!scalar_list(rn.get("literal"), r.literals))
+			return bad("'literal' must be a string or a list of strings");
+		for (const auto &l : r.literals)
+			if (l.empty())
+				return bad("empty literal");
+		const ynode *pat = rn.get("pattern");
+		if (!pat || !pat->is_scalar())
+			return bad("missing 'pattern'");
+		r.pattern = pat->value;
+		bool caseless = yaml_bool(rn.get("caseless")).value_or(false);
+		if (rn.get("caseless") && !yaml_bool(rn.get("caseless")))
+			return bad("'caseless' must be true or false");
+		regex_error rerr;
+		auto rx = regex::compile(r.pattern, caseless, rerr);
+		if (!rx)
+			return bad("pattern does not compile at offset " + std::to_string(rerr.offset) + ": " + rerr.message);
+		r.rx = std::move(*rx);
+		if (rn.get("priority")) {
+			auto p = yaml_int(rn.get("priority"));
+			if (!p)
+				return bad("'priority' must be an integer");
+			r.priority = static_cast<int>(*p);
+		}
+		if (rn.get("weight")) {
+			auto w = yaml_int(rn.get("weight"));
+			if (!w || *w < 0 || *w > 100)
+				return bad("'weight' must be an integer 0..100");
+			r.weight = static_cast<int>(*w);
+		}
+		if (const ynode *s = rn.get("sources")) {
+			std::vector<std::string> names;
+			if (!scalar_list(s, names))
+				return bad("'sources' must be a list");
+			r.sources = 0;
+			for (const auto &n : names) {
+				if (n == "log")
+					r.sources |= src_log;
+				else if (n == "nccl")
+					r.sources |= src_nccl;
+				else if (n == "kernel")
+					r.sources |= src_kernel;
+				else
+					return bad("unknown source '" + n + "' (log, nccl, kernel)");
+			}
+		}
+		if (const ynode *sc = rn.get("scope")) {
+			if (!sc->is_scalar() || (sc->value != "rank" && sc->value != "node" && sc->value != "job"))
+				return bad("'scope' must be rank, node or job");
+			r.scope = sc->value == "rank" ? rule::fault_scope::rank
+				  : sc->value == "node" ? rule::fault_scope::node : rule::fault_scope::job;
+		}
+		if (const ynode *s = rn.get("summary"); s && s->is_scalar())
+			r.summary = s->value;
+		if (!scalar_list(rn.get("samples"), r.samples) || r.samples.empty())
+			return bad("needs 'samples': at least one line the pattern must match");
+		for (const auto &s : r.samples) {
+			if (!r.rx.search(s))
+				return bad("sample does not match the pattern: \"" + s + "\"");
+			if (!r.literals.empty() &&
+			    std::none_of(r.literals.begin(), r.literals.end(),
+					 [&](const std::string &l) { return s.find(l) != std::string::npos; }))
+				return bad("sample does not contain the literal, so the prefilter would hide it: \"" + s + "\"");
+		}
+		std::vector<std::string> nots;
+		if (!scalar_list(rn.get("not_samples"), nots))
+			return bad("'not_samples' must be a list");
+		for (const auto &s : nots)
+			if (r.rx.search(s))
+				return bad("not_sample matches the pattern: \"" + s + "\"");
+		added.push_back(std::move(r));
+	}
+	for (auto &r : added) {
+		r.index = static_cast<uint32_t>(rs_rules.size());
+		rs_rules.push_back(std::move(r));
+	}
+	return true;
+}
+
+namespace {
+constexpr uint32_t no_rule = UINT32_MAX;
+}
+
+void rule_set::finalize()
+{
+	rs_prefilter = literal_set();
+	rs_literal_rule.clear();
+	rs_literal_mark.clear();
+	rs_literal_progress.clear();
+	rs_always.clear();
+	for (const auto &r : rs_rules) {
+		if (r.literals.empty())
+			rs_always.push_back(r.index);
+		for (const auto &l : r.literals)
+			if (rs_prefilter.add(l) >= 0) {
+				rs_literal_rule.push_back(r.index);
+				rs_literal_mark.push_back(0);
+				rs_literal_progress.push_back(r.kind == rule_kind::progress);
+			}
+	}
+	static const std::pair<const char *, unsigned> markers[] = {
+		{"it/s", marker_rate}, {"s/it", marker_rate}, {"[rank", marker_rank}, {"[RANK", marker_rank}};
+	for (const auto &m : markers) {
+		rs_prefilter.add(m.first);
+		rs_literal_rule.push_back(no_rule);
+		rs_literal_mark.push_back(static_cast<uint8_t>(m.second));
+		rs_literal_progress.push_back(0);
+	}
+	rs_prefilter.build();
+	rs_seen.assign(rs_rules.size(), 0);
+	rs_generation = 0;
+}
+
+std::vector<std::string> rule_set::sample_conflicts()
+{
+	std::vector<std::string> warnings;
+	for (const auto &r : rs_rules) {
+		for (const auto &s : r.samples) {
+			capture_list caps;
+			const rule *w = match(s, r.sources, caps);
+			if (w && w != &r)
+				warnings.push_back(where(r.file, r.line) + "rule " + r.id + ": sample is won by " + w->id +
+						   " (priority " + std::to_string(w->priority) + "): \"" + s + "\"");
+		}
+	}
+	return warnings;
+}
+
+void rule_set::candidate(uint32_t lit)
+{
+	uint32_t ri = rs_literal_rule[lit];
+	if (ri != no_rule && rs_seen[ri] != rs_generation) {
+		rs_seen[ri] = rs_generation;
+		rs_candidates.push_back(ri);
+	}
+}
+
+const rule *rule_set::match(std::string_view body, unsigned source, capture_list &caps)
+{
+	if (++rs_generation == 0) {
+		std::fill(rs_seen.begin(), rs_seen.end(), 0);
+		rs_generation = 1;
+	}
+	rs_candidates.clear();
+	rs_prefilter.scan(body, [&](int lit) { candidate(static_cast<uint32_t>(lit)); });
+	return confirm(body, source, caps);
+}
+
+void rule_set::scan_line(std::string_view raw, line_hits &h) const
+{
+	h.hits.clear();
+	h.markers = 0;
+	h.rule_hit = !rs_always.empty();
+	h.progress_end = h.other_end = 0;
+	rs_prefilter.scan_at(raw, [&](int lit, size_t end) {
+		size_t id = static_cast<size_t>(lit);
+		uint32_t start = static_cast<uint32_t>(end - rs_prefilter.literal_size(lit));
+		h.hits.emplace_back(static_cast<uint32_t>(lit), start);
+		if (rs_literal_rule[id] != no_rule) {
+			h.rule_hit = true;
+			uint32_t &latest = rs_literal_progress[id] ? h.progress_end : h.other_end;
+			latest = std::max(latest, start + 1);
+		}
+		h.markers |= rs_literal_mark[id];
+	});
+}
+
+const rule *rule_set::match_hits(std::string_view body, size_t body_off, const line_hits &h, unsigned source,
+				 capture_list &caps)
+{
+	if (++rs_generation == 0) {
+		std::fill(rs_seen.begin(), rs_seen.end(), 0);
+		rs_generation = 1;
+	}
+	rs_candidates.clear();
+	// A literal lies in the body when it starts there (all end in it).
+	for (const auto &hit : h.hits)
+		if (hit.second >= body_off)
+			candidate(hit.first);
+	return confirm(body, source, caps);
+}
+
+void rule_set::hit_ends(line_hits &h) const
+{
+	h.progress_end = h.other_end = 0;
+	for (const auto &hit : h.hits)
+		if (rs_literal_rule[hit.first] != no_rule) {
+			uint32_t &latest = rs_literal_progress[hit.first] ? h.progress_end : h.other_end;
+			latest = std::max(latest, hit.second + 1);
+		}
+}
+
+int rule_set::hit_reach(size_t body_off, const line_hits &h) const
+{
+	// A literal lies in the body when it starts there.
+	if (!rs_always.empty() || h.other_end > body_off)
+		return 2;
+	return h.progress_end > body_off ? 1 : 0;
+}
+
+const rule *rule_set::confirm(std::string_view body, unsigned source, capture_list &caps)
+{
+	for (uint32_t ri : rs_always)
+		rs_candidates.push_back(ri);
+	if (rs_candidates.empty())
+		return nullptr;
+	if (rs_candidates.size() > 1)
+		std::sort(rs_candidates.begin(), rs_candidates.end(), [&](uint32_t a, uint32_t b) {
+			if (rs_rules[a].priority != rs_rules[b].priority)
+				return rs_rules[a].priority > rs_rules[b].priority;
+			return a < b;
+		});
+	for (uint32_t ri : rs_candidates) {
+		rule &r = rs_rules[ri];
+		if (!(r.sources & source))
+			continue;
+		if (!r.rx.search(body))
+			continue;
+		caps.items.clear();
+		for (const auto &n : r.rx.names())
+			if (r.rx.group_set(n.second))
+				caps.items.emplace_back(n.first, r.rx.group(body, n.second));
+		return &r;
+	}
+	return nullptr;
+}
+
+const rule *rule_set::find(std::string_view id) const
+{
+	for (const auto &r : rs_rules)
+		if (r.id == id)
+			return &r;
+	return nullptr;
+}
+
+std::vector<std::string> rule_set::all_literals() const
+{
+	std::vector<std::string> out;
+	for (const auto &r : rs_rules)
+		out.insert(out.end(), r.literals.begin(), r.literals.end());
+	std::sort(out.begin(), out.end());
+	out.erase(std::unique(out.begin(), out.end()), out.end());
+	return out;
+}
+
+} // namespace diag

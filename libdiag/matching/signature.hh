@@ -1,0 +1,140 @@
+// Failure signatures as data: rules loaded from conf/signatures/*.yaml,
+// checked against their own sample lines at load, and matched behind a
+// literal prefilter.
+#pragma once
+
+#include "model/failure_class.hh"
+#include "matching/literal_set.hh"
+#include "matching/regex.hh"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace diag {
+
+enum class rule_kind {
+	plain,
+	traceback,
+	exception,
+	rank_map,
+	job_end,
+	task_exit,
+	progress,
+	xid,
+	watchdog,
+	boot_time,
+	handled,
+};
+
+// Which readers a rule applies to.
+enum source_bits : unsigned {
+	src_log = 1,    // combined job output
+	src_nccl = 2,   // NCCL debug files
+	src_kernel = 4, // kernel logs
+	src_all = 7,
+};
+
+struct rule {
+	std::string id;
+	std::string family;
+	std::string file;
+	int line = 0;
+	failure_class cls = failure_class::unknown;
+	event_role role = event_role::context;
+	rule_kind kind = rule_kind::plain;
+	std::vector<std::string> literals;
+	std::string pattern;
+	regex rx;
+	int priority = 0;
+	int weight = 50;
+	unsigned sources = src_all;
+	std::string summary;
+	std::vector<std::string> samples;
+	uint32_t index = 0;
+	// Whose fault a matching line reports: one rank's, a node's (torchrun's
+	// per-node agent) or the whole job's. Only a rank's names a first rank.
+	enum class fault_scope { rank, node, job } scope = fault_scope::rank;
+};
+
+// Named captures of the last match, as views into the matched text.
+struct capture_list {
+	std::vector<std::pair<std::string_view, std::string_view>> items;
+	std::string_view get(std::string_view name) const
+	{
+		for (const auto &it : items)
+			if (it.first == name)
+				return it.second;
+		return {};
+	}
+};
+
+// The literal hits of one raw line, found by one scan of it (see
+// rule_set::scan_line); reused from line to line without allocating.
+struct line_hits {
+	std::vector<std::pair<uint32_t, uint32_t>> hits; // (literal id, start offset)
+	bool rule_hit = false;  // a rule's literal occurs (or some rule has none)
+	unsigned markers = 0;   // which reader markers occur (marker_* bits)
+	// One past the latest start of a literal of a progress rule, and of
+	// any other rule (0: none): what rule_set::hit_reach needs.
+	uint32_t progress_end = 0, other_end = 0;
+};
+
+// Reader markers: texts that are no rule's business but make a reader look
+// closer at a line. They ride along in the literal scan.
+enum marker_bits : unsigned {
+	marker_rate = 1, // "it/s", "s/it": a progress bar another line may be glued to
+	marker_rank = 2, // "[rank", "[RANK": a rank prefix
+};
+
+class rule_set {
+public:
+	// Loads every *.yaml of a directory, in name order. On error returns
+	// false with "file:line: reason" in err; nothing is half-loaded.
+	bool load_dir(const std::string &dir, std::string &err);
+	bool load_file(const std::string &path, std::string &err);
+	// Builds the prefilter.
+	void finalize();
+	// Samples that another rule wins (a priority conflict), one line each.
+	std::vector<std::string> sample_conflicts();
+
+	// The highest-priority rule that matches the line body, or nullptr.
+	const rule *match(std::string_view body, unsigned source, capture_list &caps);
+
+	// One scan of a raw line for every literal and marker.
+	void scan_line(std::string_view raw, line_hits &h) const;
+	// match() for body = raw.substr(body_off), given scan_line(raw): the
+	// same answer without scanning the line again.
+	const rule *match_hits(std::string_view body, size_t body_off, const line_hits &h, unsigned source,
+			       capture_list &caps);
+	// What match_hits could find at best: 0 no rule at all, 1 only
+	// progress rules (kind progress), 2 anything else.
+	int hit_reach(size_t body_off, const line_hits &h) const;
+	// Sets h's progress_end and other_end from h.hits (for hits that were
+	// stored and handed back instead of found by scan_line).
+	void hit_ends(line_hits &h) const;
+
+	size_t size() const { return rs_rules.size(); }
+	const rule &at(size_t i) const { return rs_rules[i]; }
+	const rule *find(std::string_view id) const;
+	// Every literal of every rule (for benchmarks against grep/rg).
+	std::vector<std::string> all_literals() const;
+
+private:
+	bool add_rules(const struct ynode &doc, const std::string &path, std::string &err);
+
+	std::vector<rule> rs_rules;
+	literal_set rs_prefilter;
+	const rule *confirm(std::string_view body, unsigned source, capture_list &caps);
+	void candidate(uint32_t lit);
+
+	std::vector<uint32_t> rs_literal_rule; // literal id -> rule index (no_rule: a marker)
+	std::vector<uint8_t> rs_literal_mark;  // literal id -> marker bits
+	std::vector<uint8_t> rs_literal_progress; // literal id -> its rule is a progress rule
+	std::vector<uint32_t> rs_always;       // rules without a literal
+	std::vector<uint32_t> rs_seen;         // per rule: generation stamp
+	uint32_t rs_generation = 0;
+	std::vector<uint32_t> rs_candidates;
+};
+
+} // namespace diag

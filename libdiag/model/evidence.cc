@@ -1,0 +1,52 @@
+#include "model/evidence.hh"
+
+namespace diag {
+
+namespace {
+constexpr uint32_t keep_per_writer = 3;
+}
+
+int evidence::intern_host(std::string_view name)
+{
+	if (name.empty())
+		return -1;
+	std::string key(name);
+	auto it = ev_host_ids.find(key);
+	if (it != ev_host_ids.end())
+		return it->second;
+	int id = static_cast<int>(ev_hosts.size());
+	ev_hosts.push_back(key);
+	ev_host_ids.emplace(std::move(key), id);
+	return id;
+}
+
+uint32_t evidence::add_source(source_file f)
+{
+	ev_sources.push_back(std::move(f));
+	return static_cast<uint32_t>(ev_sources.size() - 1);
+}
+
+long evidence::add(event &&e)
+{
+	const std::string &id = e.r ? e.r->id : e.rule_id;
+	ev_rule_counts[id]++;
+	std::string writer = id + "|" + std::to_string(e.rank) + "|" + std::to_string(e.task) + "|" +
+			     std::to_string(e.local_rank) + "|" + std::to_string(e.host) + "|" + std::to_string(e.pid);
+	uint32_t &kept = ev_kept[writer];
+	// Job-level facts and initiating faults are few and all matter.
+	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
+	if (!always && kept >= keep_per_writer)
+		return -1;
+	kept++;
+	e.order = ev_order++;
+	events.push_back(std::move(e));
+	return static_cast<long>(events.size() - 1);
+}
+
+uint64_t evidence::count(const std::string &rule_id) const
+{
+	auto it = ev_rule_counts.find(rule_id);
+	return it == ev_rule_counts.end() ? 0 : it->second;
+}
+
+} // namespace diag

@@ -1,0 +1,235 @@
+#include "reading/line_prefix.hh"
+
+#include <cctype>
+
+namespace diag {
+
+bool parse_uint(std::string_view s, long long &out)
+{
+	if (s.empty() || s.size() > 18)
+		return false;
+	long long v = 0;
+	for (char c : s) {
+		if (c < '0' || c > '9')
+			return false;
+		v = v * 10 + (c - '0');
+	}
+	out = v;
+	return true;
+}
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::string_view skip_spaces(std::string_view s)
+{
+	size_t i = 0;
+	while (i < s.size() && s[i] == ' ')
+		i++;
+	return s.substr(i);
+}
+
+// "[<word><digits>]:" or "[<word> <digits>]" style tags.
+bool bracket_number(std::string_view s, std::string_view word, size_t &len, int &num)
+{
+	if (s.size() < word.size() + 3 || s[0] != '[' || s.compare(1, word.size(), word) != 0)
+		return false;
+	size_t i = 1 + word.size();
+	size_t d = i;
+	while (i < s.size() && is_digit(s[i]))
+		i++;
+	if (i == d || i >= s.size() || s[i] != ']' || i - d > 7)
+		return false;
+	long long v;
+	if (!parse_uint(s.substr(d, i - d), v))
+		return false;
+	num = static_cast<int>(v);
+	len = i + 1;
+	if (len < s.size() && s[len] == ':')
+		len++;
+	return true;
+}
+
+bool is_ipv4(std::string_view t)
+{
+	int dots = 0, digits = 0;
+	for (char c : t) {
+		if (c == '.') {
+			if (digits == 0)
+				return false;
+			dots++;
+			digits = 0;
+		} else if (is_digit(c)) {
+			if (++digits > 3)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return dots == 3 && digits > 0;
+}
+
+bool hostname_like(std::string_view t)
+{
+	if (t.empty() || t.size() > 63 || !isalnum(static_cast<unsigned char>(t[0])))
+		return false;
+	bool digit = false, alpha = false;
+	for (char c : t) {
+		if (is_digit(c))
+			digit = true;
+		else if (isalpha(static_cast<unsigned char>(c)))
+			alpha = true;
+		else if (c != '-' && c != '.' && c != '_')
+			return false;
+	}
+	return digit && alpha;
+}
+
+// NCCL: "host:pid:tid [dev] " possibly after "[YYYY-MM-DD HH:MM:SS] ".
+bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
+{
+	size_t start = 0;
+	if (!s.empty() && s[0] == '[' && s.size() > 12 && is_digit(s[1])) {
+		size_t close = s.find("] ");
+		if (close == std::string_view::npos || close > 40)
+			return false;
+		start = close + 2;
+	}
+	std::string_view t = s.substr(start);
+	size_t c1 = t.find(':');
+	if (c1 == std::string_view::npos || c1 == 0 || c1 > 64)
+		return false;
+	size_t c2 = t.find(':', c1 + 1);
+	if (c2 == std::string_view::npos || c2 - c1 - 1 > 10)
+		return false;
+	size_t sp = t.find(' ', c2 + 1);
+	if (sp == std::string_view::npos || sp - c2 - 1 > 12)
+		return false;
+	long long pid, tid;
+	if (!parse_uint(t.substr(c1 + 1, c2 - c1 - 1), pid) || !parse_uint(t.substr(c2 + 1, sp - c2 - 1), tid))
+		return false;
+	std::string_view host = t.substr(0, c1);
+	for (char c : host)
+		if (c == ' ' || c == '[' || c == ']')
+			return false;
+	std::string_view rest = t.substr(sp + 1);
+	size_t dlen;
+	int dev = -1;
+	if (bracket_number(rest, "", dlen, dev)) {
+		rest = rest.substr(dlen);
+	} else {
+		return false;
+	}
+	id.nccl = true;
+	id.host = host;
+	id.pid = static_cast<int>(pid);
+	id.cuda_dev = dev;
+	len = static_cast<size_t>(rest.data() - s.data());
+	if (len < s.size() && s[len] == ' ')
+		len++;
+	return true;
+}
+
+} // namespace
+
+line_identity parse_prefix(std::string_view line)
+{
+	line_identity id;
+	std::string_view s = line;
+	for (int round = 0; round < 8; round++) {
+		s = skip_spaces(s);
+		if (s.empty())
+			break;
+		size_t len = 0;
+		int num = -1;
+		// srun --label: "  12: "
+		if (is_digit(s[0])) {
+			size_t i = 0;
+			while (i < s.size() && is_digit(s[i]))
+				i++;
+			if (i <= 6 && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ' && id.task < 0 && id.rank < 0) {
+				long long v;
+				if (parse_uint(s.substr(0, i), v)) {
+					id.task = static_cast<int>(v);
+					s = s.substr(i + 2);
+					continue;
+				}
+			}
+		}
+		if (s[0] == '[') {
+			if (bracket_number(s, "rank", len, num) || bracket_number(s, "RANK ", len, num) ||
+			    bracket_number(s, "rank=", len, num) ||
+			    bracket_number(s, "RANK=", len, num)) {
+				// "[Rank 3] Watchdog ..." is left in the body: the
+				// signatures capture it.
+				if (id.rank < 0)
+					id.rank = num;
+				s = s.substr(len);
+				if (s.size() >= 3 && s.substr(0, 3) == " ||")
+					s = s.substr(3);
+				continue;
+			}
+			if (bracket_number(s, "default", len, num)) {
+				id.local_rank = num;
+				s = s.substr(len);
+				continue;
+			}
+			// Determined: "[2024-02-27T21:35:28.705869Z] fa88a9df [rank=1] || "
+			if (s.size() > 24 && is_digit(s[1]) && s[5] == '-') {
+				size_t close = s.find("] ");
+				if (close != std::string_view::npos && close < 40) {
+					std::string_view after = s.substr(close + 2);
+					size_t sp = after.find(' ');
+					if (sp != std::string_view::npos && sp <= 16 && sp + 1 < after.size() &&
+					    after.substr(sp + 1, 6) == "[rank=") {
+						s = after.substr(sp + 1);
+						continue;
+					}
+				}
+			}
+		}
+		// Ray: "(RayWorkerWrapper pid=92234, ip=10.0.0.5) "
+		if (s[0] == '(') {
+			size_t close = s.find(") ");
+			size_t p = s.find("pid=");
+			if (close != std::string_view::npos && close < 120 && p != std::string_view::npos && p < close) {
+				size_t e = p + 4;
+				while (e < close && is_digit(s[e]))
+					e++;
+				long long v;
+				if (parse_uint(s.substr(p + 4, e - p - 4), v))
+					id.pid = static_cast<int>(v);
+				size_t ip = s.find("ip=");
+				if (ip != std::string_view::npos && ip < close) {
+					size_t ie = ip + 3;
+					while (ie < close && s[ie] != ',' && s[ie] != ')')
+						ie++;
+					id.host = s.substr(ip + 3, ie - ip - 3);
+				}
+				s = s.substr(close + 2);
+				continue;
+			}
+		}
+		if (!id.nccl && nccl_prefix(s, id, len)) {
+			s = s.substr(len);
+			continue;
+		}
+		// pdsh / DeepSpeed host prefix: "192.168.13.81: " or "node01: [rank3]..."
+		size_t colon = s.find(": ");
+		if (colon != std::string_view::npos && colon > 0 && colon <= 63 && id.host.empty()) {
+			std::string_view tok = s.substr(0, colon);
+			std::string_view after = s.substr(colon + 2);
+			if (is_ipv4(tok) || (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0])))) {
+				id.host = tok;
+				s = after;
+				continue;
+			}
+		}
+		break;
+	}
+	id.body = s;
+	return id;
+}
+
+} // namespace diag

@@ -1,0 +1,183 @@
+#include "reading/sacct_reader.hh"
+
+#include <jansson.h>
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace diag {
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view s, char sep)
+{
+	std::vector<std::string_view> out;
+	size_t start = 0;
+	for (;;) {
+		size_t p = s.find(sep, start);
+		out.push_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+		if (p == std::string_view::npos)
+			break;
+		start = p + 1;
+	}
+	return out;
+}
+
+std::string lower(std::string_view s)
+{
+	std::string o(s);
+	for (auto &c : o)
+		c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+	return o;
+}
+
+int64_t sacct_time(std::string_view v)
+{
+	auto ts = parse_timestamp(v);
+	if (!ts)
+		return no_time;
+	// sacct prints the controller's local time without a zone; clusters run
+	// in UTC more often than not, and the clock module can correct.
+	ts_context ctx;
+	return resolve_timestamp(*ts, ctx).value_or(no_time);
+}
+
+bool is_job_line(std::string_view id)
+{
+	return !id.empty() && id.find('.') == std::string_view::npos;
+}
+
+void take_state(job_facts &job, std::string_view state)
+{
+	job.state_detail = std::string(state);
+	size_t sp = state.find(' ');
+	job.state = std::string(state.substr(0, sp));
+}
+
+} // namespace
+
+bool read_sacct_text(std::string_view text, evidence &ev)
+{
+	std::vector<std::string_view> lines = split(text, '\n');
+	if (lines.empty())
+		return false;
+	std::string_view header = lines[0];
+	if (!header.empty() && header.back() == '\r')
+		header.remove_suffix(1);
+	std::vector<std::string_view> cols = split(header, '|');
+	int c_id = -1, c_state = -1, c_exit = -1, c_dexit = -1, c_start = -1, c_end = -1, c_nodes = -1, c_reason = -1;
+	for (size_t i = 0; i < cols.size(); i++) {
+		std::string n = lower(cols[i]);
+		int ii = static_cast<int>(i);
+		if (n == "jobid" || n == "jobidraw")
+			c_id = c_id < 0 ? ii : c_id;
+		else if (n == "state")
+			c_state = ii;
+		else if (n == "exitcode")
+			c_exit = ii;
+		else if (n == "derivedexitcode")
+			c_dexit = ii;
+		else if (n == "start")
+			c_start = ii;
+		else if (n == "end")
+			c_end = ii;
+		else if (n == "nodelist")
+			c_nodes = ii;
+		else if (n == "reason")
+			c_reason = ii;
+	}
+	if (c_id < 0 || c_state < 0)
+		return false;
+	for (size_t li = 1; li < lines.size(); li++) {
+		std::string_view l = lines[li];
+		if (!l.empty() && l.back() == '\r')
+			l.remove_suffix(1);
+		if (l.empty())
+			continue;
+		std::vector<std::string_view> f = split(l, '|');
+		auto col = [&](int c) { return c >= 0 && static_cast<size_t>(c) < f.size() ? f[static_cast<size_t>(c)] : std::string_view(); };
+		std::string_view id = col(c_id);
+		if (is_job_line(id)) {
+			if (!ev.job.job_id.empty() && ev.job.job_id != id)
+				continue; // one job per diagnosis: the first listed
+			ev.job.job_id = std::string(id);
+			take_state(ev.job, col(c_state));
+			ev.job.exit_code = std::string(col(c_exit));
+			ev.job.derived_exit_code = std::string(col(c_dexit));
+			ev.job.start_us = sacct_time(col(c_start));
+			ev.job.times_local = true;
+			ev.job.end_us = sacct_time(col(c_end));
+			ev.job.nodelist = std::string(col(c_nodes));
+			ev.job.reason = std::string(col(c_reason));
+		} else if (!id.empty()) {
+			ev.job.steps.emplace_back(std::string(id), std::string(col(c_state)));
+		}
+	}
+	return !ev.job.job_id.empty();
+}
+
+bool read_sacct_json(std::string_view text, evidence &ev)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text.data(), text.size(), 0, &jerr);
+	if (!root)
+		return false;
+	json_t *jobs = json_object_get(root, "jobs");
+	bool ok = false;
+	if (json_is_array(jobs) && json_array_size(jobs) > 0) {
+		json_t *job = json_array_get(jobs, 0);
+		json_t *id = json_object_get(job, "job_id");
+		if (json_is_integer(id))
+			ev.job.job_id = std::to_string(json_integer_value(id));
+		// state: {"current": "FAILED"} (22.05) or {"current": ["FAILED"]} (23.x+)
+		json_t *st = json_object_get(job, "state");
+		json_t *cur = json_is_object(st) ? json_object_get(st, "current") : st;
+		if (json_is_array(cur))
+			cur = json_array_get(cur, 0);
+		if (json_is_string(cur))
+			take_state(ev.job, json_string_value(cur));
+		json_t *reason = json_is_object(st) ? json_object_get(st, "reason") : nullptr;
+		if (json_is_string(reason))
+			ev.job.reason = json_string_value(reason);
+		json_t *tm = json_object_get(job, "time");
+		auto epoch = [](json_t *v) -> int64_t {
+			if (json_is_object(v))
+				v = json_object_get(v, "number");
+			return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) * us_per_s : no_time;
+		};
+		if (json_is_object(tm)) {
+			ev.job.start_us = epoch(json_object_get(tm, "start"));
+			ev.job.end_us = epoch(json_object_get(tm, "end"));
+		}
+		json_t *nodes = json_object_get(job, "nodes");
+		if (json_is_string(nodes))
+			ev.job.nodelist = json_string_value(nodes);
+		json_t *steps = json_object_get(job, "steps");
+		size_t i;
+		json_t *s;
+		json_array_foreach(steps, i, s) {
+			json_t *sid = json_object_get(json_object_get(s, "step"), "id");
+			json_t *sst = json_object_get(s, "state");
+			if (json_is_array(sst))
+				sst = json_array_get(sst, 0);
+			std::string sid_s = json_is_string(sid) ? json_string_value(sid) : "";
+			if (json_is_object(sid)) {
+				json_t *j = json_object_get(sid, "job_id");
+				json_t *n = json_object_get(sid, "step_id");
+				if (json_is_integer(j))
+					sid_s = std::to_string(json_integer_value(j)) + ".";
+				if (json_is_integer(n))
+					sid_s += std::to_string(json_integer_value(n));
+				else if (json_is_string(n))
+					sid_s += json_string_value(n);
+			}
+			ev.job.steps.emplace_back(sid_s, json_is_string(sst) ? json_string_value(sst) : "");
+		}
+		ok = !ev.job.job_id.empty() || !ev.job.state.empty();
+	}
+	json_decref(root);
+	return ok;
+}
+
+} // namespace diag

@@ -1,0 +1,191 @@
+#include "reading/source_sniff.hh"
+
+#include "reading/line_prefix.hh"
+#include "reading/text_clean.hh"
+#include "reading/timestamp.hh"
+
+#include <cctype>
+#include <cstring>
+#include <vector>
+
+namespace diag {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool kernelish(std::string_view l)
+{
+	if (l.find(" kernel: ") != std::string_view::npos || l.find("NVRM:") != std::string_view::npos)
+		return true;
+	// raw kmsg "[ 1234.567890] " or dmesg -T "[Mon Feb  2 22:52:45 2026] "
+	if (l.size() > 14 && l[0] == '[') {
+		size_t close = l.find(']');
+		if (close != std::string_view::npos && close < 32) {
+			std::string_view in = l.substr(1, close - 1);
+			size_t i = 0;
+			while (i < in.size() && in[i] == ' ')
+				i++;
+			bool num = i < in.size();
+			for (size_t k = i; k < in.size(); k++)
+				if (!isdigit(static_cast<unsigned char>(in[k])) && in[k] != '.')
+					num = false;
+			if (num && in.find('.') != std::string_view::npos)
+				return true;
+			static const char *days[] = {"Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "};
+			for (const char *d : days)
+				if (starts_with(in, d))
+					return true;
+		}
+	}
+	return false;
+}
+
+} // namespace
+
+sniff_result sniff_source(std::string_view head)
+{
+	sniff_result r;
+	if (head.empty())
+		return r;
+	unsigned char c0 = static_cast<unsigned char>(head[0]);
+	if (c0 == 0x80 && head.size() > 1 && head[1] >= 2 && head[1] <= 5) {
+		r.what = sniffed::fr_pickle;
+		r.kind = source_kind::fr_dump;
+		return r;
+	}
+	// Text has no NULs and few control bytes besides tabs, newlines and
+	// ANSI escapes. A crashed writer leaves a few NULs, or a hole: a run
+	// of them where the file system had not yet written the data (a node
+	// that died mid-write). Holes are passed over, and the first 4 KiB
+	// that are not hole decide.
+	constexpr size_t hole_run = line_cleaner::hole_run;
+	size_t nul = 0, ctrl = 0, n = 0, run = 0;
+	for (size_t i = 0; i < head.size() && n < 4096; i++) {
+		unsigned char c = static_cast<unsigned char>(head[i]);
+		if (c == 0) {
+			run++;
+			continue;
+		}
+		if (run && run < hole_run) {
+			nul += run;
+			n += run;
+		}
+		run = 0;
+		n++;
+		if (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b) || c == 0x7f)
+			ctrl++;
+	}
+	if (run && run < hole_run) {
+		nul += run;
+		n += run;
+	}
+	if (n == 0 || nul * 32 > n || (nul + ctrl) * 8 > n) {
+		r.what = sniffed::binary;
+		return r;
+	}
+	size_t i = 0;
+	while (i < head.size() && isspace(static_cast<unsigned char>(head[i])))
+		i++;
+	if (i < head.size() && head[i] == '{') {
+		r.what = sniffed::json;
+		return r;
+	}
+	// Line statistics over the first lines.
+	std::vector<std::string_view> lines;
+	size_t start = 0;
+	while (start < head.size() && lines.size() < 200) {
+		size_t nl = head.find('\n', start);
+		if (nl == std::string_view::npos)
+			break; // the last partial line tells little
+		std::string_view l = head.substr(start, nl - start);
+		if (!l.empty() && l.back() == '\r')
+			l.remove_suffix(1);
+		if (!l.empty())
+			lines.push_back(l);
+		start = nl + 1;
+	}
+	if (lines.empty() && start < head.size())
+		lines.push_back(head.substr(start));
+	if (!lines.empty()) {
+		std::string first(lines[0].substr(0, 64));
+		for (auto &ch : first)
+			ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+		if (starts_with(first, "jobid|") || starts_with(first, "jobidraw|")) {
+			r.what = sniffed::sacct_text;
+			r.kind = source_kind::sacct_text;
+			return r;
+		}
+	}
+	size_t kern = 0, nccl = 0;
+	for (auto l : lines) {
+		if (kernelish(l))
+			kern++;
+		line_identity id = parse_prefix(l);
+		if (id.nccl && id.rank < 0 && id.task < 0)
+			nccl++;
+	}
+	r.what = sniffed::text;
+	if (!lines.empty() && kern * 2 >= lines.size())
+		r.kind = source_kind::kernel_log;
+	else if (!lines.empty() && nccl * 2 >= lines.size())
+		r.kind = source_kind::nccl_log;
+	else
+		r.kind = source_kind::job_log;
+	return r;
+}
+
+std::string host_from_path(const std::string &path)
+{
+	static const char *skip_words[] = {"log", "txt", "out", "err", "json", "kern", "kernel", "dmesg", "journal",
+					   "syslog", "messages", "nccl", "stdout", "stderr", "gz"};
+	auto candidate = [&](std::string tok) -> std::string {
+		for (const char *w : skip_words) {
+			size_t n = strlen(w);
+			if (tok.size() > n + 1 && tok.compare(0, n, w) == 0 && (tok[n] == '-' || tok[n] == '_'))
+				tok = tok.substr(n + 1);
+		}
+		bool digit = false, alpha = false;
+		for (char c : tok) {
+			if (isdigit(static_cast<unsigned char>(c)))
+				digit = true;
+			else if (isalpha(static_cast<unsigned char>(c)))
+				alpha = true;
+			else if (c != '-' && c != '_')
+				return "";
+		}
+		if (!digit || !alpha || tok.size() > 63)
+			return "";
+		for (const char *w : skip_words)
+			if (tok == w)
+				return "";
+		// "rank3", "attempt_0", "job123" name no host.
+		static const char *not_hosts[] = {"rank", "attempt", "job", "step", "task", "default", "fr"};
+		for (const char *w : not_hosts)
+			if (tok.compare(0, strlen(w), w) == 0)
+				return "";
+		return tok;
+	};
+	size_t slash = path.rfind('/');
+	std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+	size_t s = 0;
+	while (s <= name.size()) {
+		size_t dot = name.find('.', s);
+		std::string tok = name.substr(s, dot == std::string::npos ? std::string::npos : dot - s);
+		std::string h = candidate(tok);
+		if (!h.empty())
+			return h;
+		if (dot == std::string::npos)
+			break;
+		s = dot + 1;
+	}
+	if (slash != std::string::npos && slash > 0) {
+		size_t prev = path.rfind('/', slash - 1);
+		std::string dir = path.substr(prev == std::string::npos ? 0 : prev + 1,
+					      slash - (prev == std::string::npos ? 0 : prev + 1));
+		return candidate(dir);
+	}
+	return "";
+}
+
+} // namespace diag

@@ -1,0 +1,951 @@
+#include "reading/text_log_reader.hh"
+
+#include "reading/line_prefix.hh"
+#include "reading/line_reader.hh"
+#include "reading/text_clean.hh"
+
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+namespace diag {
+
+namespace {
+
+constexpr size_t max_event_text = 600;
+
+long long to_ll(std::string_view s, int base = 10)
+{
+	if (s.empty() || s.size() > 20)
+		return -1;
+	char buf[24];
+	memcpy(buf, s.data(), s.size());
+	buf[s.size()] = 0;
+	char *end = nullptr;
+	long long v = strtoll(buf, &end, base);
+	return end == buf ? -1 : v;
+}
+
+int signal_number(std::string_view s)
+{
+	static const struct {
+		const char *name;
+		int num;
+	} names[] = {{"SIGHUP", 1}, {"SIGINT", 2}, {"SIGQUIT", 3}, {"SIGILL", 4}, {"SIGTRAP", 5},
+		     {"SIGABRT", 6}, {"SIGBUS", 7}, {"SIGFPE", 8}, {"SIGKILL", 9}, {"SIGUSR1", 10},
+		     {"SIGSEGV", 11}, {"SIGUSR2", 12}, {"SIGPIPE", 13}, {"SIGALRM", 14}, {"SIGTERM", 15},
+		     {"Killed", 9}, {"Aborted", 6}, {"Terminated", 15}, {"Segmentation fault", 11},
+		     {"Bus error", 7}};
+	for (const auto &n : names)
+		if (s == n.name)
+			return n.num;
+	long long v = to_ll(s);
+	return v > 0 && v < 128 ? static_cast<int>(v) : -1;
+}
+
+// Kernel logs from syslog or journalctl: "<time> <host> kernel: ...".
+std::string_view syslog_host(std::string_view line, const ts_value &ts)
+{
+	if (ts.kind == ts_kind::none || ts.kind == ts_kind::boot_relative || ts.end >= line.size())
+		return {};
+	std::string_view rest = line.substr(ts.end);
+	while (!rest.empty() && (rest[0] == ' ' || rest[0] == ']'))
+		rest.remove_prefix(1);
+	size_t sp = rest.find(' ');
+	if (sp == std::string_view::npos || sp == 0 || sp > 63)
+		return {};
+	std::string_view host = rest.substr(0, sp);
+	std::string_view after = rest.substr(sp + 1);
+	size_t colon = after.find(':');
+	if (colon == std::string_view::npos || colon > 40)
+		return {};
+	// The tag is "kernel", "slurmd[123]", ...: no spaces before the colon.
+	if (after.substr(0, colon).find(' ') != std::string_view::npos)
+		return {};
+	return host;
+}
+
+// A progress bar redraws without a newline, so the next writer's line is
+// glued to it ("... 1.37it/s, loss=2.6][rank3]:Traceback ..."): split after
+// the bar, and before a rank prefix that starts mid-line.
+template <typename F>
+void split_glued(std::string_view seg, F &&fn)
+{
+	for (int guard = 0; guard < 64 && !seg.empty(); guard++) {
+		size_t cut = std::string_view::npos;
+		for (std::string_view unit : {std::string_view("it/s"), std::string_view("s/it")}) {
+			size_t u = seg.find(unit);
+			while (u != std::string_view::npos) {
+				size_t close = seg.find(']', u);
+				if (close != std::string_view::npos && close - u < 160 && close + 1 < seg.size()) {
+					cut = std::min(cut, close + 1);
+					break;
+				}
+				u = seg.find(unit, u + 1);
+			}
+		}
+		size_t r = seg.find("[rank", 1);
+		while (r != std::string_view::npos) {
+			size_t k = r + 5;
+			while (k < seg.size() && seg[k] >= '0' && seg[k] <= '9')
+				k++;
+			if (k > r + 5 && k + 1 < seg.size() && seg[k] == ']' && seg[k + 1] == ':' && seg[r - 1] != ' ') {
+				cut = std::min(cut, r);
+				break;
+			}
+			r = seg.find("[rank", r + 1);
+		}
+		if (cut == std::string_view::npos || cut == 0 || cut >= seg.size()) {
+			fn(seg);
+			return;
+		}
+		fn(seg.substr(0, cut));
+		seg = seg.substr(cut);
+	}
+	if (!seg.empty())
+		fn(seg);
+}
+
+// "[Rank 3] ..." or "[PG ID 0 PG GUID 0(default_pg) Rank 3] ..." in a line a
+// signature did not capture the rank from. Only the default process group's
+// rank is global.
+int body_rank(std::string_view body)
+{
+	size_t p = body.find("Rank ");
+	while (p != std::string_view::npos) {
+		size_t k = p + 5, d = k;
+		while (k < body.size() && body[k] >= '0' && body[k] <= '9')
+			k++;
+		if (k > d && k - d < 8 && k < body.size() && body[k] == ']') {
+			size_t open = body.rfind('[', p);
+			if (open != std::string_view::npos && body.find(']', open) >= p) {
+				std::string_view tag = body.substr(open + 1, p - open - 1);
+				if (tag.empty() || tag.rfind("PG ID 0 ", 0) == 0 || tag.rfind("PG 0 ", 0) == 0)
+					return static_cast<int>(to_ll(body.substr(d, k - d)));
+			}
+		}
+		p = body.find("Rank ", p + 5);
+	}
+	return -1;
+}
+
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Whether parse_prefix could find both an srun label and a rank on s.
+bool may_have_label_and_rank(std::string_view s, unsigned markers)
+{
+	if (!(markers & marker_rank))
+		return false;
+	size_t i = 0;
+	while (i < s.size() && s[i] == ' ')
+		i++;
+	return i < s.size() && is_digit(s[i]);
+}
+
+// Progress lines are most of a training log, and only the last one of each
+// writer matters (diagnose compares it with the writer's exceptions). Lines
+// whose literals can only make them progress lines wait here, copied, and
+// their patterns run newest first when the ring fills or the file ends:
+// one confirmed line settles all older ones.
+constexpr size_t progress_ring = 8;
+constexpr size_t progress_max_body = 256;  // longer bodies are matched at once
+constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache misses cost more)
+
+// Per writer; the fields every progress line touches come first. With
+// thousands of ranks the writers do not fit in the cache, so each line
+// should touch as few cache lines as it can.
+struct writer_state {
+	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
+	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
+	// The candidates: lines, lengths and bodies (progress_ring slots of
+	// progress_max_body bytes, allocated at the first).
+	std::unique_ptr<char[]> pending_body;
+	uint64_t pending_line[progress_ring] = {};
+	uint16_t pending_len[progress_ring] = {};
+	ts_value last_ts;                // last time seen on this writer (kind none: never)
+	uint64_t traceback_line = 0;     // open traceback (0: none)
+	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	bool traceback_handled = false;  // the open traceback follows a handler's line
+	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
+	int block_rank = -1;
+	uint64_t block_rank_line = 0;
+};
+
+// What one line says without any state: its literal hits, its prefixes
+// and its time. Scanning threads find these; the thread that keeps the
+// state only reads them.
+struct line_facts {
+	bool may_ts = false;   // a timestamp may be on the line (else ts is empty)
+	bool skip = false;     // no rule's literal, no time, no label with a rank: nothing to do
+	int reach = 0;         // rule_set::hit_reach at the body
+	line_identity id;      // views into the line
+	std::optional<ts_value> ts;
+};
+
+// Who wrote seg: its prefixes (kernel lines have none; the whole line is
+// the body).
+line_identity identify(std::string_view seg, source_kind kind)
+{
+	if (kind != source_kind::kernel_log)
+		return parse_prefix(seg);
+	line_identity id;
+	id.body = seg;
+	return id;
+}
+
+// Fills f for a segment with its literal hits h. kind: the source's.
+void find_facts(std::string_view seg, const line_hits &h, source_kind kind, const rule_set &rules, line_facts &f)
+{
+	f.may_ts = may_have_timestamp(seg);
+	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers));
+	f.id = line_identity();
+	f.ts.reset();
+	f.reach = 0;
+	if (f.skip)
+		return;
+	f.id = identify(seg, kind);
+	if (f.may_ts)
+		f.ts = find_timestamp(seg);
+	if (h.rule_hit)
+		f.reach = rules.hit_reach(static_cast<size_t>(f.id.body.data() - seg.data()), h);
+}
+
+// line_facts as a batch keeps them: small (what crosses between cores is
+// what costs), the views as offsets into the line, times aside.
+struct packed_facts {
+	uint8_t may_ts, skip, nccl;
+	int8_t reach;
+	int32_t task, rank, local_rank, pid, cuda_dev;
+	uint32_t body_off, host_off, host_len;
+	int32_t ts; // index into the batch's times, -1: none
+};
+
+void pack_facts(const line_facts &f, std::string_view line, std::vector<ts_value> &times, packed_facts &p)
+{
+	p.may_ts = f.may_ts;
+	p.skip = f.skip;
+	p.reach = static_cast<int8_t>(f.reach);
+	if (f.skip)
+		return;
+	p.nccl = f.id.nccl;
+	p.task = f.id.task;
+	p.rank = f.id.rank;
+	p.local_rank = f.id.local_rank;
+	p.pid = f.id.pid;
+	p.cuda_dev = f.id.cuda_dev;
+	p.body_off = static_cast<uint32_t>(f.id.body.data() - line.data());
+	p.host_off = f.id.host.empty() ? 0 : static_cast<uint32_t>(f.id.host.data() - line.data());
+	p.host_len = static_cast<uint32_t>(f.id.host.size());
+	p.ts = -1;
+	if (f.ts) {
+		p.ts = static_cast<int32_t>(times.size());
+		times.push_back(*f.ts);
+	}
+}
+
+void unpack_facts(const packed_facts &p, std::string_view line, const std::vector<ts_value> &times, line_facts &f)
+{
+	f.may_ts = p.may_ts;
+	f.skip = p.skip;
+	f.reach = p.reach;
+	if (f.skip)
+		return;
+	f.id.nccl = p.nccl;
+	f.id.task = p.task;
+	f.id.rank = p.rank;
+	f.id.local_rank = p.local_rank;
+	f.id.pid = p.pid;
+	f.id.cuda_dev = p.cuda_dev;
+	f.id.body = line.substr(p.body_off);
+	f.id.host = p.host_len ? line.substr(p.host_off, p.host_len) : std::string_view();
+	if (p.ts >= 0)
+		f.ts = times[static_cast<size_t>(p.ts)];
+	else
+		f.ts.reset();
+}
+
+// Large sources are read in batches on several threads: each batch is
+// read from the source (one thread at a time), then its lines are split
+// and each plain line's facts found (in parallel); the calling thread does
+// everything that keeps state, batch by batch in line order. So the
+// result cannot depend on timing, or on how many threads there are.
+constexpr uint64_t scan_ahead_min_bytes = 8ull << 20;
+constexpr size_t batch_bytes = 512 << 10;
+constexpr int max_scanners = 4; // more gain little and each holds batches
+
+// Each batch on cache lines of its own: its vectors' ends move with every
+// line a scanner adds, and a neighbour's scanner or the consumer must not
+// pay for that (false sharing cost more than the second thread saved).
+struct alignas(128) line_batch {
+	struct line_rec {
+		size_t off, len;
+		uint64_t line_no;
+		uint32_t hit_begin, hit_end;
+		int32_t facts; // index into facts, -1: not plain (see segs)
+		uint8_t rule_hit, markers;
+		bool chunk;    // as read: lines from line_no on, still to split
+		uint32_t seg_begin, seg_end; // not plain: its cleaned segments
+	};
+	// A cleaned segment of a line with control bytes, in seg_text.
+	struct seg_rec {
+		size_t off, len;
+		uint32_t hit_begin, hit_end;
+		int32_t facts;
+		uint8_t rule_hit, markers;
+	};
+	std::vector<line_rec> read; // as read, before split_chunks
+	std::string text;
+	std::vector<seg_rec> segs;
+	std::string seg_text;
+	std::vector<line_rec> lines;
+	std::vector<std::pair<uint32_t, uint32_t>> hits;
+	std::vector<packed_facts> facts;
+	std::vector<ts_value> times;
+	int64_t seq = -1;   // which batch of the source this is (-1: free)
+	bool scanned = false;
+	bool last = false;
+};
+
+// Turns what was read into b.lines: chunks are split as line_reader::next
+// splits (at '\n', over-long lines in pieces of max_line under one
+// number), empty lines skipped but counted.
+void split_chunks(line_batch &b, size_t max_line)
+{
+	b.lines.clear();
+	for (const auto &rd : b.read) {
+		if (!rd.chunk) {
+			b.lines.push_back(rd);
+			continue;
+		}
+		const char *p = b.text.data() + rd.off, *end = p + rd.len;
+		uint64_t no = rd.line_no;
+		while (p < end) {
+			const char *nl = static_cast<const char *>(memchr(p, '\n', static_cast<size_t>(end - p)));
+			const char *stop = nl ? nl : end;
+			for (size_t len = static_cast<size_t>(stop - p); len > 0;) {
+				size_t piece = len > max_line ? max_line : len;
+				line_batch::line_rec r{};
+				r.off = static_cast<size_t>(p - b.text.data());
+				r.len = piece;
+				r.line_no = no;
+				b.lines.push_back(r);
+				p += piece;
+				len -= piece;
+			}
+			p = stop + 1;
+			no++;
+		}
+	}
+}
+
+// How many scanning threads: DENPEX_THREADS (all threads, this one
+// included: 1 for none) or, by default, one per CPU beyond this thread's,
+// at least one where there are two CPUs. Only the speed depends on this,
+// never the result.
+int scanner_count()
+{
+	const char *e = getenv("DENPEX_THREADS");
+	int want;
+	if (e && *e) {
+		want = atoi(e) - 1;
+	} else {
+		unsigned cpus = std::thread::hardware_concurrency();
+		want = static_cast<int>(cpus) - 1;
+	}
+	return std::max(0, std::min(want, max_scanners));
+}
+
+// What a scanning thread reads for every batch, copied to its own stack:
+// the calling thread's stack shares cache lines with what it writes for
+// every line (measured: reading through references to it doubled the time).
+struct scan_context {
+	source_kind kind;
+	const rule_set *rules;
+	line_batch *batches;
+	int64_t nbatches;
+	size_t max_line;
+};
+
+// Reads batch b from lr: chunks of whole lines where the reader can give
+// them (they are split later, off the lock), single lines where it cannot.
+void read_batch(line_reader &lr, line_batch &b)
+{
+	b.text.clear();
+	b.read.clear();
+	b.last = true;
+	std::string_view raw;
+	uint64_t count;
+	while (b.text.size() < batch_bytes) {
+		line_batch::line_rec r{};
+		r.off = b.text.size();
+		if (lr.next_lines(raw, count)) {
+			r.len = raw.size();
+			r.line_no = lr.line_no() - count + 1;
+			r.chunk = true;
+		} else if (lr.next(raw)) {
+			if (raw.empty())
+				continue;
+			r.len = raw.size();
+			r.line_no = lr.line_no();
+		} else {
+			break;
+		}
+		b.text.append(raw.data(), raw.size());
+		b.read.push_back(r);
+	}
+	if (b.text.size() >= batch_bytes)
+		b.last = false;
+}
+
+// Splits batch b into lines, cleans those with control bytes into
+// segments, and finds the hits and facts of each plain line and segment.
+void scan_batch(const scan_context &c, line_batch &b, line_hits &h, line_facts &f, line_cleaner &cleaner)
+{
+	b.hits.clear();
+	b.times.clear();
+	b.segs.clear();
+	b.seg_text.clear();
+	split_chunks(b, c.max_line);
+	size_t nfacts = 0;
+	// Hits and facts of one piece of text; its facts' index.
+	auto scan = [&](std::string_view text, uint8_t &rule_hit, uint8_t &markers) {
+		c.rules->scan_line(text, h);
+		rule_hit = h.rule_hit;
+		markers = static_cast<uint8_t>(h.markers);
+		if (b.facts.size() <= nfacts)
+			b.facts.resize(nfacts + 1);
+		find_facts(text, h, c.kind, *c.rules, f);
+		pack_facts(f, text, b.times, b.facts[nfacts]);
+		// The hits themselves matter only where a rule other than
+		// progress may match.
+		if (f.reach == 2)
+			b.hits.insert(b.hits.end(), h.hits.begin(), h.hits.end());
+		return static_cast<int32_t>(nfacts++);
+	};
+	for (auto &r : b.lines) {
+		std::string_view line(b.text.data() + r.off, r.len);
+		r.hit_begin = static_cast<uint32_t>(b.hits.size());
+		r.rule_hit = r.markers = 0;
+		r.facts = -1;
+		r.seg_begin = r.seg_end = static_cast<uint32_t>(b.segs.size());
+		if (!has_control(line)) {
+			r.facts = scan(line, r.rule_hit, r.markers);
+		} else {
+			cleaner.for_each_segment(line, [&](std::string_view seg) {
+				line_batch::seg_rec sr{};
+				sr.off = b.seg_text.size();
+				sr.len = seg.size();
+				b.seg_text.append(seg.data(), seg.size());
+				sr.hit_begin = static_cast<uint32_t>(b.hits.size());
+				sr.facts = scan(seg, sr.rule_hit, sr.markers);
+				sr.hit_end = static_cast<uint32_t>(b.hits.size());
+				b.segs.push_back(sr);
+			});
+			r.seg_end = static_cast<uint32_t>(b.segs.size());
+			r.hit_begin = static_cast<uint32_t>(b.hits.size());
+		}
+		r.hit_end = static_cast<uint32_t>(b.hits.size());
+	}
+}
+
+// Runs fn(text, line_no, hits, facts) for every non-empty line of lr that
+// is plain and for every cleaned segment of one that is not (what the
+// plain loop in read_text_log hands to segment()), with the scanning spread
+// over threads. False
+// (nothing read) when the source is too small for that to pay or no
+// thread is to be used.
+//
+// Every thread, this one included, takes the next batch, reads it (one
+// thread at a time, under the lock) and scans it (in parallel); this
+// thread alone hands batches to fn, in order, and scans whenever the next
+// one is not ready. So no core idles while another works, and there are
+// no more threads than CPUs.
+template <typename F>
+bool scan_ahead(line_reader &lr, source_kind kind, const rule_set &rules, F &&fn)
+{
+	if (lr.size_hint() < scan_ahead_min_bytes)
+		return false;
+	const int helpers = scanner_count();
+	if (helpers < 1)
+		return false;
+	// Two batches per thread: one being scanned, one waiting.
+	const int nbatches = 2 * (helpers + 1) + 1;
+	std::vector<line_batch> batches(static_cast<size_t>(nbatches));
+	const scan_context ctx{kind, &rules, batches.data(), nbatches, lr.max_line()};
+	std::mutex mu;
+	std::condition_variable cv;
+	int64_t next_read = 0;  // the next batch to read from lr
+	int64_t consumed = 0;   // batches handed to fn
+	bool source_done = false, stop = false;
+	std::exception_ptr failed; // the first failure, rethrown here
+	int64_t failed_at = INT64_MAX;
+	// With lk held and a batch free: takes it, reads it, scans it with the
+	// lock released, and marks it scanned.
+	auto take_and_scan = [&](std::unique_lock<std::mutex> &lk, const scan_context &c, line_hits &h,
+				 line_facts &f, line_cleaner &cleaner) {
+		int64_t n = next_read++;
+		line_batch &b = c.batches[n % c.nbatches];
+		try {
+			read_batch(lr, b);
+		} catch (...) {
+			if (!failed)
+				failed = std::current_exception();
+			failed_at = std::min(failed_at, n);
+			b.last = true;
+		}
+		if (b.last)
+			source_done = true;
+		b.seq = n;
+		b.scanned = false;
+		lk.unlock();
+		std::exception_ptr err;
+		try {
+			scan_batch(c, b, h, f, cleaner);
+		} catch (...) {
+			err = std::current_exception();
+		}
+		lk.lock();
+		if (err) {
+			if (!failed)
+				failed = err;
+			failed_at = std::min(failed_at, n);
+		}
+		b.scanned = true;
+		cv.notify_all();
+	};
+	auto batch_free = [&](int64_t nb) { return !source_done && next_read - consumed < nb; };
+	std::vector<std::thread> threads;
+	struct joiner {
+		std::vector<std::thread> &ts;
+		std::mutex &mu;
+		std::condition_variable &cv;
+		bool &stop;
+		~joiner()
+		{
+			{
+				std::lock_guard<std::mutex> lk(mu);
+				stop = true;
+			}
+			cv.notify_all();
+			for (auto &t : ts)
+				t.join();
+		}
+	} join{threads, mu, cv, stop};
+	auto helper = [&] {
+		const scan_context c = ctx;
+		line_hits h;
+		line_facts f;
+		line_cleaner cleaner;
+		std::unique_lock<std::mutex> lk(mu);
+		for (;;) {
+			cv.wait(lk, [&] { return stop || source_done || batch_free(c.nbatches); });
+			if (stop || source_done)
+				return;
+			take_and_scan(lk, c, h, f, cleaner);
+		}
+	};
+	// A thread that cannot be started (a process limit in the epilog's
+	// environment) is one helper fewer: this thread scans what is left.
+	for (int i = 0; i < helpers; i++) {
+		try {
+			threads.emplace_back(helper);
+		} catch (const std::system_error &) {
+			break;
+		}
+	}
+	line_hits h, own_h;
+	line_facts f, own_f;
+	line_cleaner own_cleaner;
+	for (int64_t n = 0;; n++) {
+		line_batch &b = batches[static_cast<size_t>(n % nbatches)];
+		{
+			std::unique_lock<std::mutex> lk(mu);
+			while (!(failed_at <= n || (b.seq == n && b.scanned))) {
+				if (batch_free(nbatches))
+					take_and_scan(lk, ctx, own_h, own_f, own_cleaner);
+				else
+					cv.wait(lk);
+			}
+			// Out of memory: end the source here and report it after.
+			if (failed_at <= n)
+				break;
+		}
+		// Hits were kept only where a rule beyond progress may match.
+		auto hand_over = [&](std::string_view text, uint64_t no, uint32_t hit_begin, uint32_t hit_end,
+				     int32_t facts, uint8_t rule_hit, uint8_t markers) {
+			if (hit_end != hit_begin)
+				h.hits.assign(b.hits.begin() + hit_begin, b.hits.begin() + hit_end);
+			else
+				h.hits.clear();
+			rules.hit_ends(h);
+			h.rule_hit = rule_hit;
+			h.markers = markers;
+			unpack_facts(b.facts[static_cast<size_t>(facts)], text, b.times, f);
+			fn(text, no, &h, &f);
+		};
+		for (const auto &r : b.lines) {
+			if (r.facts >= 0) {
+				hand_over(std::string_view(b.text.data() + r.off, r.len), r.line_no, r.hit_begin, r.hit_end,
+					  r.facts, r.rule_hit, r.markers);
+				continue;
+			}
+			for (uint32_t k = r.seg_begin; k < r.seg_end; k++) {
+				const auto &sr = b.segs[k];
+				hand_over(std::string_view(b.seg_text.data() + sr.off, sr.len), r.line_no, sr.hit_begin,
+					  sr.hit_end, sr.facts, sr.rule_hit, sr.markers);
+			}
+		}
+		bool last = b.last;
+		{
+			std::lock_guard<std::mutex> lk(mu);
+			consumed = n + 1;
+		}
+		cv.notify_all();
+		if (last)
+			break;
+	}
+	if (failed)
+		std::rethrow_exception(failed); // the joiner joins on the way out
+	return true;
+}
+
+} // namespace
+
+void fill_event_from_match(event &e, const rule &r, const capture_list &caps, std::string_view body)
+{
+	e.r = &r;
+	e.cls = r.cls;
+	e.role = r.role;
+	e.kind = r.kind;
+	e.weight = r.weight;
+	for (const auto &c : caps.items) {
+		std::string_view name = c.first, v = c.second;
+		if (name == "rank") {
+			long long x = to_ll(v);
+			if (x >= 0)
+				e.rank = static_cast<int>(x);
+		} else if (name == "local_rank") {
+			long long x = to_ll(v);
+			if (x >= 0)
+				e.local_rank = static_cast<int>(x);
+		} else if (name == "pid") {
+			long long x = to_ll(v);
+			if (x > 0)
+				e.pid = static_cast<int>(x);
+		} else if (name == "seq") {
+			e.seq = to_ll(v);
+		} else if (name == "last_enqueued") {
+			e.last_enqueued = to_ll(v);
+		} else if (name == "last_completed") {
+			e.last_completed = to_ll(v);
+		} else if (name == "xid") {
+			e.xid = static_cast<int>(to_ll(v));
+		} else if (name == "action") {
+			e.recovery_action = static_cast<int>(to_ll(v, 0));
+		} else if (name == "exitcode") {
+			long long x = to_ll(v);
+			if (!v.empty() && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')))
+				e.exitcode = static_cast<int>(x);
+		} else if (name == "signal") {
+			e.signal = signal_number(v);
+		}
+		e.captures.emplace_back(std::string(name), std::string(v));
+	}
+	// A negative exit code is a signal (torchrun's "exitcode: -9").
+	if (e.signal < 0 && e.exitcode != INT32_MIN && e.exitcode < 0)
+		e.signal = -e.exitcode;
+	e.text.assign(body.substr(0, max_event_text));
+}
+
+bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
+{
+	line_cleaner cleaner;
+	capture_list caps;
+	line_hits hits, seg_hits;
+	unsigned srcbit = kind == source_kind::kernel_log ? src_kernel : kind == source_kind::nccl_log ? src_nccl : src_log;
+	std::unordered_map<uint64_t, uint32_t> writer_ids; // identity -> key
+	std::vector<writer_state> writers;
+	// Small ranks, labels and local ranks (nearly all writers) are found in
+	// a flat table instead: no hashing, one small array.
+	constexpr uint64_t flat_ids = 1 << 14;
+	std::vector<uint32_t> flat_writer; // (kind-1)*flat_ids + id -> key+1 (0: none yet)
+	auto find_writer = [&](uint64_t ident) -> uint32_t {
+		uint64_t kind_no = ident >> 40, id = ident & ((1ull << 40) - 1);
+		uint32_t *slot = nullptr;
+		if (kind_no >= 1 && kind_no <= 3 && id < flat_ids) {
+			if (flat_writer.empty())
+				flat_writer.assign(3 * flat_ids, 0);
+			slot = &flat_writer[(kind_no - 1) * flat_ids + id];
+			if (*slot)
+				return *slot - 1;
+		} else {
+			auto wit = writer_ids.find(ident);
+			if (wit != writer_ids.end())
+				return wit->second;
+		}
+		uint32_t key = static_cast<uint32_t>(writers.size());
+		if (slot)
+			*slot = key + 1;
+		else
+			writer_ids.emplace(ident, key);
+		writers.emplace_back();
+		return key;
+	};
+	ts_value file_last_ts;
+	// Events seen before the file's first timestamp: they happened no
+	// later than it, so they take it when it comes.
+	std::vector<long> untimed;
+	int host_hint = ev.source(file).host_hint;
+	// Settles a writer's progress candidates: the newest that matches wins.
+	auto settle = [&](writer_state &w) {
+		for (size_t i = w.npending; i-- > 0;) {
+			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
+			if (rules.match(body, srcbit, caps)) {
+				w.progress_line = w.pending_line[i];
+				break;
+			}
+		}
+		w.npending = 0;
+	};
+	bool labels_not_ranks = false;
+	std::string_view raw;
+
+	uint64_t line_no = 0;
+	{
+		// seg is a piece of the raw line. h: the literal hits when seg is
+		// the whole raw line (then lines that can matter nowhere are passed
+		// over early); null to look at seg from scratch. pre: seg's facts
+		// when a scanning thread found them already.
+		line_facts own;
+		auto process = [&](std::string_view seg, const line_hits *h, const line_facts *pre) {
+			if (h && !pre) {
+				find_facts(seg, *h, kind, rules, own);
+				pre = &own;
+			}
+			line_identity id;
+			std::optional<ts_value> ts;
+			if (pre) {
+				// No rule's literal, no time and nothing for the prefix
+				// flags: such a line changes nothing.
+				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks))
+					return;
+				id = pre->id;
+				ts = pre->ts;
+			} else {
+				id = identify(seg, kind);
+				ts = find_timestamp(seg);
+			}
+			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
+				labels_not_ranks = true;
+
+			// The writer: a rank, else a task label, else a local rank, else a host.
+			uint64_t ident = id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
+					 : id.task >= 0 ? (2ull << 40) | static_cast<uint64_t>(id.task)
+					 : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
+					 : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
+					 : 0;
+			uint32_t key = find_writer(ident);
+
+			// Resolution to UTC happens later, with the node's context.
+			const rule *r = nullptr;
+			bool deferred = false;
+			if (!h) {
+				r = rules.match(id.body, srcbit, caps);
+			} else if (h->rule_hit) {
+				size_t off = static_cast<size_t>(id.body.data() - seg.data());
+				int reach = pre->reach;
+				if (reach == 1 && id.body.size() <= progress_max_body && writers.size() <= progress_max_writers) {
+					writer_state &w = writers[key];
+					if (w.npending == progress_ring)
+						settle(w);
+					if (!w.pending_body)
+						w.pending_body.reset(new char[progress_ring * progress_max_body]);
+					w.pending_line[w.npending] = line_no;
+					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
+					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
+					w.npending++;
+					deferred = true;
+				} else if (reach) {
+					r = rules.match_hits(id.body, off, *h, srcbit, caps);
+				}
+			}
+			if (ts) {
+				writers[key].last_ts = *ts;
+				file_last_ts = *ts;
+				// Lines without a time since the last stamped line happened
+				// no later than this one.
+				for (long i : untimed) {
+					event &u = ev.events[static_cast<size_t>(i)];
+					u.ts_hi = *ts;
+					u.inherited_time = true;
+				}
+				untimed.clear();
+			}
+			if (deferred || !r)
+				return;
+			std::string_view khost;
+			if (ts && kind == source_kind::kernel_log)
+				khost = syslog_host(seg, *ts);
+			if (r->kind == rule_kind::progress) {
+				// Newer than every candidate waiting: those no longer matter.
+				writers[key].progress_line = line_no;
+				writers[key].npending = 0;
+				return;
+			}
+			if (r->kind == rule_kind::handled) {
+				writers[key].handled_line = line_no;
+				return;
+			}
+			event e;
+			fill_event_from_match(e, *r, caps, id.body);
+			e.file = file;
+			e.line = line_no;
+			e.key = key;
+			e.writer_known = ident != 0;
+			// A launcher's [rankN] prefix is the global rank; "Rank R" in a
+			// subgroup's watchdog line ([PG ID 3 ... Rank R]) is not.
+			if (id.rank >= 0)
+				e.rank = id.rank;
+			else if (std::string_view pg = caps.get("pg"); !pg.empty() && pg != "0")
+				e.rank = -1;
+			else if (e.rank < 0)
+				e.rank = body_rank(id.body);
+			e.task = id.task;
+			if (e.local_rank < 0)
+				e.local_rank = id.local_rank;
+			if (e.pid < 0 && id.pid >= 0)
+				e.pid = id.pid;
+			std::string_view host = !khost.empty() ? khost : id.host;
+			if (!caps.get("host").empty())
+				host = caps.get("host");
+			e.host = host.empty() ? host_hint : ev.intern_host(host);
+			if (ts) {
+				e.ts = *ts;
+			} else {
+				// No time on the line: take the writer's last known one.
+				const ts_value &inherit = writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts : file_last_ts;
+				if (inherit.kind != ts_kind::none) {
+					e.ts = inherit;
+					e.inherited_time = true;
+				}
+			}
+			writer_state &w = writers[key];
+			if (r->kind == rule_kind::traceback) {
+				w.traceback_line = line_no;
+				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
+				return;
+			}
+			if (r->kind == rule_kind::exception) {
+				// Remember whether a traceback of this writer led here, and
+				// whether a handler printed it.
+				if (w.traceback_line && line_no - w.traceback_line < 2000) {
+					e.captures.emplace_back("traceback_line", std::to_string(w.traceback_line));
+					if (w.traceback_handled)
+						e.decoy = true;
+				}
+				w.traceback_line = 0;
+				w.traceback_handled = false;
+			}
+			// torchrun's failure block: "rank : R (local_rank: L)" then
+			// "exitcode : X (pid: P)" tie a global rank to a pid.
+			if (r->role == event_role::context && e.rank >= 0 && e.pid < 0 && e.kind == rule_kind::plain) {
+				w.block_rank = e.rank;
+				w.block_rank_line = line_no;
+			} else if (r->role == event_role::context && e.rank < 0 && e.pid > 0 && w.block_rank >= 0 &&
+				   line_no - w.block_rank_line <= 2) {
+				rank_info ri;
+				ri.rank = w.block_rank;
+				ri.pid = e.pid;
+				ri.host = e.host;
+				ev.ranks.add(ri);
+				w.block_rank = -1;
+			}
+			if (r->kind == rule_kind::rank_map) {
+				rank_info ri;
+				ri.rank = e.rank;
+				ri.host = e.host;
+				ri.pid = e.pid;
+				ri.cuda_dev = id.cuda_dev;
+				std::string_view cd = caps.get("cuda_dev");
+				if (!cd.empty())
+					ri.cuda_dev = static_cast<int>(to_ll(cd));
+				std::string_view bus = caps.get("busid");
+				if (!bus.empty())
+					ri.busid = normalise_busid(bus);
+				ri.local_rank = e.local_rank;
+				ev.ranks.add(ri);
+				std::string_view nr = caps.get("nranks");
+				if (!nr.empty())
+					ev.ranks.note_world_size(static_cast<int>(to_ll(nr)));
+			}
+			bool timeless = !ts;
+			long idx = ev.add(std::move(e));
+			if (timeless && idx >= 0)
+				untimed.push_back(idx);
+		};
+		// A segment with its literal hits: one scan found every literal
+		// in it, and a prefix's literals are told apart by where they
+		// start. Pieces split off a glued segment are looked at afresh.
+		auto segment = [&](std::string_view seg, const line_hits *h, const line_facts *pre) {
+			if (!(h->markers & (marker_rate | marker_rank))) {
+				process(seg, h, pre);
+				return;
+			}
+			split_glued(seg, [&](std::string_view piece) {
+				bool whole = piece.size() == seg.size();
+				process(piece, whole ? h : nullptr, whole ? pre : nullptr);
+			});
+		};
+		// One raw line. pre: its literal hits when it is plain (no control
+		// bytes; found by the caller), else null.
+		auto handle = [&](std::string_view line, const line_hits *pre, const line_facts *facts) {
+			if (pre) {
+				// A plain line is its own only segment.
+				segment(line, pre, facts);
+				return;
+			}
+			cleaner.for_each_segment(line, [&](std::string_view seg) {
+				rules.scan_line(seg, seg_hits);
+				segment(seg, &seg_hits, nullptr);
+			});
+		};
+
+		if (!scan_ahead(lr, kind, rules,
+				[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
+					line_no = no;
+					handle(line, pre, facts);
+				})) {
+			while (lr.next(raw)) {
+				if (raw.empty())
+					continue;
+				line_no = lr.line_no();
+				if (has_control(raw)) {
+					handle(raw, nullptr, nullptr);
+					continue;
+				}
+				rules.scan_line(raw, hits);
+				handle(raw, &hits, nullptr);
+			}
+		}
+	}
+	for (uint32_t k = 0; k < writers.size(); k++) {
+		writer_state &w = writers[k];
+		settle(w);
+		if (w.progress_line)
+			ev.last_progress[writer_key(file, k)] = w.progress_line;
+	}
+	source_file &sf = ev.source(file);
+	sf.bytes_read = lr.bytes_read();
+	sf.bytes_skipped = lr.bytes_skipped();
+	sf.labels_are_not_ranks = labels_not_ranks;
+	return lr.error() == 0;
+}
+
+} // namespace diag

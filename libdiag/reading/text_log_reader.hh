@@ -1,0 +1,20 @@
+// Reader for line-oriented logs: combined job output, NCCL debug files and
+// kernel logs. Each line is cleaned, its writer identified from prefixes,
+// matched against the signatures, and turned into an event with its time.
+#pragma once
+
+#include "model/evidence.hh"
+#include "matching/signature.hh"
+#include "reading/timestamp.hh"
+
+namespace diag {
+
+// Reads one text source into ev. kind picks which signatures apply
+// (job log, NCCL file or kernel log). Returns false only on a read error.
+bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev);
+
+// Turns one matched line into event fields (shared with readers of
+// structured sources that carry a message text).
+void fill_event_from_match(event &e, const rule &r, const capture_list &caps, std::string_view body);
+
+} // namespace diag

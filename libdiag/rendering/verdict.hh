@@ -1,0 +1,57 @@
+// The verdict (schema 1 of DESIGN.md) and its three renderings: JSON for
+// programs, text for a person, one line for the job's Comment.
+#pragma once
+
+#include "model/failure_class.hh"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace diag {
+
+struct evidence_line {
+	int rank = -1;
+	std::string host;
+	std::string time;  // ISO UTC, empty when unknown
+	event_role role = event_role::context;
+	std::string rule;
+	std::string source; // file:line
+	std::string line;
+};
+
+struct clock_entry {
+	double offset_s = 0;
+	double uncertainty_s = 0;
+};
+
+struct verdict {
+	std::string job_id;           // empty: null
+	failure_class cls = failure_class::unknown;
+	std::string summary;
+	std::string cause;            // the summary's "what" without "who" (for the comment)
+	bool has_first = false;       // false: "first" has null rank and host
+	int first_rank = -1;
+	std::string first_host;
+	std::string first_time;
+	std::string first_source;
+	std::string first_line;
+	std::vector<int> victims;
+	action_kind action = action_kind::investigate;
+	std::string action_text;
+	std::string confidence = "low";
+	std::vector<evidence_line> evidence;
+	std::map<std::string, clock_entry> clock;
+	std::vector<std::string> notes; // what was skipped, ties, ... (text only)
+	// Not part of the JSON: which retained event is the first fault
+	// (evidence::events index), for the timeline's highlighting.
+	long first_event = -1;
+};
+
+std::string verdict_to_json(const verdict &v, bool pretty);
+std::string verdict_to_text(const verdict &v);
+// "denpex: <class> rank R on HOST: <cause> -> <action>", control characters
+// removed, at most max_len bytes (cut on a UTF-8 boundary).
+std::string verdict_to_comment(const verdict &v, size_t max_len = 250);
+
+} // namespace diag
