@@ -128,6 +128,19 @@ def table(title, cases):
     return totals
 
 
+def kind_table(cases):
+    """Accuracy per failure kind of issue 11 (a case counts under each of its kinds)."""
+    print("\nper failure kind, all splits")
+    print("  %-6s %3s  %-12s %-12s %-12s" % ("kind", "n", "class", "rank", "host"))
+    for k in range(1, 10):
+        sel = [c for c in cases if k in c["exp"]["kinds"]]
+        hs = [c for c in sel if c["ok"]["host"] is not None]
+        print("  %-6d %3d  %-12s %-12s %-12s" % (
+            k, len(sel), fmt(sum(c["ok"]["class"] for c in sel), len(sel)),
+            fmt(sum(c["ok"]["rank"] for c in sel), len(sel)),
+            fmt(sum(c["ok"]["host"] for c in hs), len(hs))))
+
+
 def describe(exp_or_got, got=False):
     if got:
         return "%s rank %s host %s" % (exp_or_got["class"], exp_or_got["rank"], exp_or_got["host"])
@@ -175,6 +188,7 @@ def main():
             elif acc < floor:
                 failed.append("%s %s %.3f < floor %.2f" % (split, what, acc, floor))
     table("all", cases)
+    kind_table(cases)
 
     wrong = [c for c in cases if not all(v is not False for v in c["ok"].values())]
     print("\nwrong cases (%d):" % len(wrong))
