@@ -667,9 +667,9 @@ class Scenario:
                 self.ulog(rk, t + 0.01, "WARNING", "%s | WARNING | metaseq.trainer | attempting to recover from OOM in forward/backward pass" % fmt_sql(ht))
             elif style == "retry":
                 mb = nr.choice([8, 16, 32])
-                self.ulog(rk, t, "WARNING", "WARNING: caught %s at micro-batch size %d, retrying step with micro-batch size %d" % (oom.split(" Of the allocated")[0].split(" (GPU")[0], mb, mb // 2))
+                self.ulog(rk, t, "WARNING", "WARNING: caught %s at micro-batch size %d, retrying step with micro-batch size %d" % (oom.split(". GPU")[0].split(" (GPU")[0], mb, mb // 2))
             else:
-                self.ulog(rk, t, "WARNING", "WARNING: flash attention forward hit %s; falling back to the memory-efficient kernel for this sequence length" % oom.split(" Of the allocated")[0].split(" (GPU")[0])
+                self.ulog(rk, t, "WARNING", "WARNING: flash attention forward hit %s; falling back to the memory-efficient kernel for this sequence length" % oom.split(". GPU")[0].split(" (GPU")[0])
             t += nr.uniform(20, 400)
         self.notes.append("noise: survived OOM (%s) on rank %d" % (style, rk.r))
         self.keeps_training(rk, t, t_b, nr.randint(3, 8))
@@ -2049,38 +2049,50 @@ class Scenario:
         return truth
 
     def write_noise(self, f, eol):
-        """Stream noise_bytes of training progress in big pre-built chunks."""
+        """Stream noise_bytes of training progress: eight 2 MiB chunks of lines written in
+        turn.  A chunk is built only as far as the writing reaches into it (the chunks share
+        one random stream, so a chunk is completed before the next one starts): the bytes
+        are those of building all eight up front, at a fraction of the time."""
         rng = random.Random(self.seed ^ 0x5eed)
-        chunks = []
         ranks = self.ranks
         target = 1 << 21
-        for ci in range(8):
-            parts = []
-            size = 0
-            step = ci * 20000
-            while size < target:
-                step += 1
-                rk = ranks[rng.randrange(len(ranks))]
-                k = rng.random()
-                if k < 0.6:
-                    s = "%sstep %d | loss %.4f | lr %.2e | grad_norm %.3f | %.1f TFLOPs" % (
-                        self.wprefix(rk, "print"), step, rng.uniform(1.5, 4), 3e-4, rng.uniform(0.2, 2), rng.uniform(300, 500))
-                elif k < 0.8:
-                    s = "%sEpoch %d:  %d%%|%s| %d/%d [%02d:%02d<%02d:%02d, %.2fit/s]" % (
-                        self.wprefix(rk, "print"), ci, step % 100, "#" * (step % 10), step % 1000, 1000, 1, 2, 3, 4, rng.uniform(1, 3))
-                    if rng.random() < 0.3:
-                        s = s.replace("[", "\r[", 1)
-                elif k < 0.9:
-                    s = "%s\x1b[36m[train]\x1b[0m samples/s=%.1f mem=%.1fGiB" % (self.wprefix(rk, "print"), rng.uniform(100, 900), rng.uniform(40, 78))
-                else:
-                    s = "%sdataloader: prefetched shard %d (%d samples)" % (self.wprefix(rk, "print"), rng.randint(0, 9999), rng.randint(1000, 99999))
-                parts.append(s + eol)
-                size += len(s) + len(eol)
-            chunks.append("".join(parts).encode("utf-8"))
+        chunks = []     # [parts, size, step]
+
+        def line(step, ci):
+            rk = ranks[rng.randrange(len(ranks))]
+            k = rng.random()
+            if k < 0.6:
+                return "%sstep %d | loss %.4f | lr %.2e | grad_norm %.3f | %.1f TFLOPs" % (
+                    self.wprefix(rk, "print"), step, rng.uniform(1.5, 4), 3e-4, rng.uniform(0.2, 2), rng.uniform(300, 500))
+            if k < 0.8:
+                s = "%sEpoch %d:  %d%%|%s| %d/%d [%02d:%02d<%02d:%02d, %.2fit/s]" % (
+                    self.wprefix(rk, "print"), ci, step % 100, "#" * (step % 10), step % 1000, 1000, 1, 2, 3, 4, rng.uniform(1, 3))
+                if rng.random() < 0.3:
+                    s = s.replace("[", "\r[", 1)
+                return s
+            if k < 0.9:
+                return "%s\x1b[36m[train]\x1b[0m samples/s=%.1f mem=%.1fGiB" % (self.wprefix(rk, "print"), rng.uniform(100, 900), rng.uniform(40, 78))
+            return "%sdataloader: prefetched shard %d (%d samples)" % (self.wprefix(rk, "print"), rng.randint(0, 9999), rng.randint(1000, 99999))
+
+        def grow(ci, upto):
+            """Chunk ci built past upto bytes, or whole."""
+            while len(chunks) <= ci:
+                if chunks:
+                    grow(len(chunks) - 1, target)
+                chunks.append([[], 0, len(chunks) * 20000])
+            ch = chunks[ci]
+            while ch[1] < target and ch[1] <= upto:
+                ch[2] += 1
+                s = line(ch[2], ci)
+                ch[0].append(s + eol)
+                ch[1] += len(s) + len(eol)
+
         left = self.noise_bytes
         i = 0
         while left > 0:
-            c = chunks[i % len(chunks)]
+            ci = i % 8
+            grow(ci, left)
+            c = "".join(chunks[ci][0]).encode("utf-8")
             if len(c) > left:
                 cut = c.rfind(b"\n", 0, left)
                 if cut < 0:
