@@ -1781,6 +1781,7 @@ class Scenario:
                     self.victims.add(rk.r)
                 self.srun_task_error(tv + 1, n, [rk.r for rk in n.ranks], "Exited with exit code 1")
         self.notes.append("node %s never joined" % missing.name)
+        self.truth_host = missing.name     # no rank singled out, but the node to look at is
         return tv + 2
 
     def story_cancel(self, reason):

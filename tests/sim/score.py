@@ -143,15 +143,21 @@ def main(argv=None):
 
     kinds = sorted(set(k for r in results for k in r["noise"]))
     if kinds:
-        print("-- %s: per noise kind (with the kind | without it) --" % a.label)
-        print("%-18s %5s %8s %8s %5s %8s | %5s %8s %8s %5s %8s" % (
-            "noise", "n", "class%", "first%", "n_host", "host%", "n", "class%", "first%", "n_host", "host%"))
+        # kinds ride together, so "with" mixes in the others' harm; "alone" is the kind
+        # as the only noise of a case
+        print("-- %s: per noise kind (with the kind | without it | the only kind) --" % a.label)
+        print("%-18s %5s %8s %8s %5s %8s | %5s %8s %8s %5s %8s | %5s %8s %8s %5s %8s" % (
+            "noise", "n", "class%", "first%", "n_host", "host%", "n", "class%", "first%", "n_host", "host%",
+            "n", "class%", "first%", "n_host", "host%"))
         for k in kinds + ["(none)"]:
-            w, wo = Tally(), Tally()
+            w, wo, alone = Tally(), Tally(), Tally()
             for r in results:
                 has = (not r["noise"]) if k == "(none)" else (k in r["noise"])
                 (w if has else wo).add(r)
-            print(row(k, w, False) + " | " + row("", wo, False)[19:])
+                if r["noise"] == [k]:
+                    alone.add(r)
+            print(row(k, w, False) + " | " + row("", wo, False)[19:] +
+                  (" | " + row("", alone, False)[19:] if k != "(none)" else ""))
 
     if misses:
         print("misses (%d):" % len(misses))
