@@ -415,6 +415,9 @@ class Scenario:
                 self.hostpfx, self.label = False, True
             if self.nccl_mode == "none":
                 self.nccl_mode = nr.choice(["inline", "files"])
+            if not self.ulog_fmt and nr.random() < 0.35:
+                # a logging format with %(hostname)s next to the launcher's rank prefixes
+                self.ulog_fmt, self.ulog_host = "logger", True
             self.notes.append("hosts only via NCCL INFO lines%s" % (" and logger" if self.ulog_host else ""))
 
     def ulog(self, rk, t, level, msg, stream="err"):
