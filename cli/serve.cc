@@ -336,14 +336,13 @@ MHD_Result handle(void *cls, MHD_Connection *c, const char *url, const char *met
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
 		*upload_data_size = 0;
-		if (rq.status) {
-			// Refused: the rest is drained, not kept, until the deadline.
-			return steady::now() - rq.start > std::chrono::seconds(srv.cfg.timeout_s) ? MHD_NO : MHD_YES;
-		}
-		if (steady::now() - rq.start > std::chrono::seconds(srv.cfg.timeout_s)) {
-			rq.status = MHD_HTTP_REQUEST_TIMEOUT;
-			rq.error = "request not received within " + std::to_string(srv.cfg.timeout_s) + " s";
-		} else if (rq.pp) {
+		// Past the deadline (a client that trickles its body): the
+		// connection is closed, what came is dropped.
+		if (steady::now() - rq.start > std::chrono::seconds(srv.cfg.timeout_s))
+			return MHD_NO;
+		if (rq.status)
+			return MHD_YES; // refused: the rest is drained, not kept
+		if (rq.pp) {
 			if (MHD_post_process(rq.pp, upload_data, n) != MHD_YES && !rq.status) {
 				rq.status = MHD_HTTP_BAD_REQUEST;
 				rq.error = "malformed multipart/form-data";

@@ -2,14 +2,12 @@
 
 namespace diag {
 
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i] (shortest form, no
-// surrogates, at most U+10FFFF), or 0.
-size_t utf8_len(std::string_view s, size_t i)
+size_t utf8_sequence_length(std::string_view s, size_t i)
 {
 	auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
 	unsigned char c = b(i);
+	if (c < 0x80)
+		return 1;
 	size_t n = s.size() - i;
 	auto cont = [&](size_t k) { return (b(k) & 0xc0) == 0x80; };
 	if (c >= 0xc2 && c <= 0xdf)
@@ -30,8 +28,6 @@ size_t utf8_len(std::string_view s, size_t i)
 	}
 	return 0;
 }
-
-} // namespace
 
 std::string markup_escape(std::string_view s)
 {
@@ -61,7 +57,7 @@ std::string markup_escape(std::string_view s)
 			i++;
 			continue;
 		}
-		size_t n = utf8_len(s, i);
+		size_t n = utf8_sequence_length(s, i);
 		if (n) {
 			out.append(s.substr(i, n));
 			i += n;
