@@ -99,7 +99,9 @@ std::string event_title(const evidence &ev, const event &e, const char *what)
 		t += " on " + ev.host_name(e.host);
 	if (e.time_us != no_time)
 		t += " · " + full_time(e.time_us);
-	t += " · " + rule_of(e) + " · " + ev.sources()[e.file].path + ":" + std::to_string(e.line);
+	t += " · " + rule_of(e);
+	if (e.file < ev.sources().size())
+		t += " · " + ev.sources()[e.file].path + ":" + std::to_string(e.line);
 	t += "\n" + e.text.substr(0, 300);
 	return t;
 }
@@ -211,7 +213,7 @@ void painter::gather()
 		const event &e = ev.events[i];
 		if (e.dropped || e.time_us == no_time)
 			continue;
-		if (ev.sources()[e.file].kind == source_kind::kernel_log && e.host >= 0) {
+		if (e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log && e.host >= 0) {
 			p_kernel[e.host].push_back(static_cast<long>(i));
 			span(e.time_us);
 			continue;
@@ -242,7 +244,7 @@ void painter::gather()
 		if (t == no_time || (f.progress != no_time && f.progress >= t))
 			continue;
 		f.progress = t;
-		f.progress_where = ev.sources()[m.file].path + ":" + std::to_string(m.line);
+		f.progress_where = (m.file < ev.sources().size() ? ev.sources()[m.file].path : std::string("?")) + ":" + std::to_string(m.line);
 		span(t);
 	}
 	if (p_first >= 0)
