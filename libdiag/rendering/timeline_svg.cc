@@ -275,7 +275,8 @@ void painter::lay_out()
 		return r;
 	};
 
-	p_aggregate = p_ranks.size() > p_o.max_rank_rows;
+	// Many ranks, or many nodes with kernel logs and few known ranks.
+	p_aggregate = p_ranks.size() > p_o.max_rank_rows || p_ranks.size() + p_kernel.size() > p_o.max_rank_rows + 16;
 	if (!p_aggregate) {
 		for (int h : hosts) {
 			if (p_kernel.count(h)) {

@@ -152,6 +152,27 @@ def main():
         shot = full_screenshot(d, "console-verdict.png")
         check("files: screenshot " + shot, os.path.getsize(shot) > 10000)
 
+        # 3b. Files dropped on the drop zone join the picker (a drop as the
+        # page sees one: Selenium cannot drag from the desktop).
+        d.get(base)
+        kern = open(os.path.join(EXAMPLE, "kern.node02.log"), encoding="utf-8").read()
+        d.execute_script("""
+            var dt = new DataTransfer();
+            dt.items.add(new File([arguments[0]], 'job.out', {type: 'text/plain'}));
+            dt.items.add(new File([arguments[1]], 'kern.node02.log', {type: 'text/plain'}));
+            var zone = document.getElementById('drop');
+            zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
+            zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        """, job, kern)
+        names = d.execute_script("return Array.prototype.map.call(document.getElementById('files').files, function (f) { return f.name; })")
+        check("dropped files join the picker", names == ["job.out", "kern.node02.log"], names)
+        d.find_element(By.ID, "diagnose").click()
+        shown, mark = page_verdict(d)
+        want = cli_verdict([os.path.join(EXAMPLE, "job.out"), os.path.join(EXAMPLE, "kern.node02.log")])
+        check("dropped: the page's verdict is the CLI's",
+              (shown["class"], shown["first"]["rank"], mark) == (want["class"], want["first"]["rank"], str(want["first"]["rank"])),
+              "%s rank %s" % (shown["class"], shown["first"]["rank"]))
+
         # 4. A log full of markup stays text in the browser.
         evil = ("<script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">\n"
                 "[rank3]: Traceback (most recent call last):\n"
