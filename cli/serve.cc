@@ -240,6 +240,10 @@ MHD_Result diagnose_and_answer(MHD_Connection *c, request &rq)
 		for (int k = 2; std::find(seen.begin(), seen.end(), u) != seen.end(); k++)
 			u = n + "#" + std::to_string(k);
 		seen.push_back(u);
+		// Reading is linear in the bytes, which the body limit bounds; the
+		// deadline is checked between sources all the same.
+		if (steady::now() - rq.start > std::chrono::seconds(2 * rq.srv->cfg.timeout_s))
+			return refuse(c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "diagnosis took longer than the deadline; try fewer or smaller files");
 		an.add_buffer(std::move(p.bytes), u);
 	}
 	if (an.usable_sources() == 0)
