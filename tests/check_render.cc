@@ -131,6 +131,23 @@ START_TEST(svg_nodes_then_bands_when_many)
 }
 END_TEST
 
+START_TEST(svg_marks_a_first_rank_named_by_structure)
+{
+	// A hang: the verdict names the rank the others waited for; it has no
+	// fault event of its own, and still gets the mark and its own row.
+	evidence ev;
+	verdict v;
+	synthetic(ev, v, 256, 8, 77);
+	ev.events[static_cast<size_t>(v.first_event)].dropped = true;
+	v.first_event = -1;
+	v.cause = "stopped making progress";
+	std::string svg = timeline_svg(ev, v);
+	DIAG_CK_STR_EQ(attr_after(svg, "<g class=\"initiating\"", "data-rank"), "77");
+	DIAG_CK_STR_EQ(attr_after(svg, "<g class=\"row", "data-ranks"), "77");
+	ck_assert(svg.find("stopped making progress") != std::string::npos);
+}
+END_TEST
+
 START_TEST(svg_without_times_still_draws)
 {
 	evidence ev;
@@ -222,6 +239,7 @@ static Suite *suite()
 	tcase_add_test(t, escape_replaces_bad_bytes_never_drops);
 	tcase_add_test(t, svg_rank_rows_when_few);
 	tcase_add_test(t, svg_nodes_then_bands_when_many);
+	tcase_add_test(t, svg_marks_a_first_rank_named_by_structure);
 	tcase_add_test(t, svg_without_times_still_draws);
 	tcase_add_test(t, static_page_has_no_script);
 	tcase_add_test(t, c_api_report_page_matches_its_json);

@@ -774,7 +774,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 						w.pending_body.reset(new char[progress_ring * progress_max_body]);
 						w.pending_ts.reset(new ts_value[progress_ring]);
 					}
-					w.pending_ts[w.npending] = ts ? *ts : w.last_ts;
+					// A line without a time inherits as events do: the writer's last, else the file's.
+					w.pending_ts[w.npending] = ts ? *ts : w.last_ts.kind != ts_kind::none ? w.last_ts : file_last_ts;
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
@@ -804,7 +805,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::progress) {
 				// Newer than every candidate waiting: those no longer matter.
 				writers[key].progress_line = line_no;
-				writers[key].progress_ts = ts ? *ts : writers[key].last_ts;
+				writers[key].progress_ts = ts                                        ? *ts
+							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
+												      : file_last_ts;
 				writers[key].npending = 0;
 				return;
 			}

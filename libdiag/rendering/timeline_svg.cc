@@ -190,6 +190,9 @@ private:
 	std::vector<row> p_rows;
 	bool p_aggregate = false;
 	long p_first = -1;
+	// The first rank and host: the initiating event's, or the verdict's
+	// when structure (a hang) named a rank without an event of its own.
+	int p_first_rank = -1, p_first_host = -1;
 	int64_t p_t0 = INT64_MAX, p_t1 = INT64_MIN;
 	double p_left = 230, p_right = 24;
 };
@@ -247,15 +250,24 @@ void painter::gather()
 		f.progress_where = (m.file < ev.sources().size() ? ev.sources()[m.file].path : std::string("?")) + ":" + std::to_string(m.line);
 		span(t);
 	}
-	if (p_first >= 0)
+	if (p_first >= 0) {
 		span(event_at(p_first).time_us);
+		p_first_rank = event_at(p_first).rank;
+		p_first_host = event_at(p_first).host;
+	} else if (p_v.has_first) {
+		p_first_rank = p_v.first_rank;
+		for (size_t h = 0; h < ev.host_count(); h++)
+			if (!p_v.first_host.empty() && ev.host_name(static_cast<int>(h)) == p_v.first_host)
+				p_first_host = static_cast<int>(h);
+		if (p_first_rank >= 0 && p_ranks.count(p_first_rank) && p_first_host < 0)
+			p_first_host = p_ranks[p_first_rank].host;
+	}
 }
 
 void painter::lay_out()
 {
 	const evidence &ev = p_ev;
-	int first_rank = p_first >= 0 ? event_at(p_first).rank : -1;
-	int first_host = p_first >= 0 ? event_at(p_first).host : -1;
+	int first_rank = p_first_rank, first_host = p_first_host;
 	// Nodes in the order of their lowest rank; kernel-only nodes after.
 	std::map<int, std::vector<const rank_facts *>> by_host;
 	for (const auto &rf : p_ranks)
@@ -522,27 +534,45 @@ std::string painter::paint()
 	out += "<line x1=\"" + fmt("%.0f", p_left - 6) + "\" x2=\"" + fmt("%.0f", p_left - 6) + "\" y1=\"" + fmt("%.0f", top) + "\" y2=\"" +
 	       fmt("%.0f", top + rows_h) + "\" stroke=\"#bbb\"/>\n";
 
-	// The initiating event, over everything else.
-	if (p_first >= 0 && have_time && event_at(p_first).time_us != no_time) {
-		const event &e = event_at(p_first);
-		double xx = x(e.time_us);
+	// The initiating event, over everything else. Without one (a rank
+	// that stopped while the others waited), the first rank's own last
+	// sign of life is marked.
+	int64_t first_t = no_time;
+	std::string first_title, first_what;
+	if (p_first >= 0) {
+		first_t = event_at(p_first).time_us;
+		first_title = event_title(p_ev, event_at(p_first), "initiating event");
+	} else if (p_first_rank >= 0 && p_ranks.count(p_first_rank)) {
+		const rank_facts &f = p_ranks.at(p_first_rank);
+		first_t = f.progress != no_time ? f.progress : f.first_error >= 0 ? event_at(f.first_error).time_us
+							 : f.watchdog >= 0   ? event_at(f.watchdog).time_us
+									     : no_time;
+		first_what = p_v.cause.size() > 70 ? p_v.cause.substr(0, 69) + "…" : p_v.cause;
+		first_title = "the first rank, named by structure: " + p_v.summary;
+	}
+	if (p_first_rank >= 0 || p_first >= 0) {
+		bool timed = have_time && first_t != no_time;
+		double xx = timed ? x(first_t) : p_left + 10;
 		double yy = top + row_h / 2;
 		for (size_t i = 0; i < p_rows.size(); i++)
 			if (p_rows[i].initiating) {
 				yy = top + static_cast<double>(i) * row_h + row_h / 2;
 				break;
 			}
-		out += "<g class=\"initiating\" data-rank=\"" + (e.rank >= 0 ? std::to_string(e.rank) : std::string()) + "\" data-host=\"" +
-		       (e.host >= 0 ? esc(p_ev.host_name(e.host)) : std::string()) + "\"><title>" +
-		       esc(event_title(p_ev, e, "initiating event")) + "</title>";
-		out += "<line x1=\"" + fmt("%.1f", xx) + "\" x2=\"" + fmt("%.1f", xx) + "\" y1=\"42\" y2=\"" +
-		       fmt("%.1f", top + rows_h) + "\" stroke=\"" + color_first + "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>";
+		out += "<g class=\"initiating\" data-rank=\"" + (p_first_rank >= 0 ? std::to_string(p_first_rank) : std::string()) +
+		       "\" data-host=\"" + (p_first_host >= 0 ? esc(p_ev.host_name(p_first_host)) : std::string()) + "\"><title>" +
+		       esc(first_title) + "</title>";
+		if (timed)
+			out += "<line x1=\"" + fmt("%.1f", xx) + "\" x2=\"" + fmt("%.1f", xx) + "\" y1=\"42\" y2=\"" +
+			       fmt("%.1f", top + rows_h) + "\" stroke=\"" + color_first + "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>";
 		out += "<circle cx=\"" + fmt("%.1f", xx) + "\" cy=\"" + fmt("%.1f", yy) + "\" r=\"8\" fill=\"none\" stroke=\"" + color_first +
 		       "\" stroke-width=\"2.5\"/>";
 		out += "<circle cx=\"" + fmt("%.1f", xx) + "\" cy=\"" + fmt("%.1f", yy) + "\" r=\"3\" fill=\"" + color_first + "\"/>";
-		std::string lbl = "first: " + (e.rank >= 0 ? "rank " + std::to_string(e.rank) : std::string("node")) +
-				  (e.host >= 0 ? " on " + p_ev.host_name(e.host) : "") + " · " + time_label(e.time_us, true);
-		bool right = xx < width - 260;
+		std::string lbl = "first: " + (p_first_rank >= 0 ? "rank " + std::to_string(p_first_rank) : std::string("node")) +
+				  (p_first_host >= 0 ? " on " + p_ev.host_name(p_first_host) : "") +
+				  (first_what.empty() ? "" : " · " + first_what) + (timed ? " · " + time_label(first_t, true) : "");
+		// Right of the line unless it would run off the picture.
+		bool right = xx + 8 + 6.2 * static_cast<double>(lbl.size()) < width || xx < width / 2;
 		out += "<text x=\"" + fmt("%.1f", right ? xx + 6 : xx - 6) + "\" y=\"38\" font-size=\"11\" font-weight=\"bold\" fill=\"" +
 		       color_first + "\"" + (right ? "" : " text-anchor=\"end\"") + ">" + esc(lbl) + "</text>";
 		out += "</g>\n";
