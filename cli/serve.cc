@@ -195,7 +195,8 @@ MHD_Result on_part(void *cls, MHD_ValueKind, const char *key, const char *filena
 	// A new part starts at offset 0.
 	if (off == 0 || rq.parts.empty() || rq.parts.back().name != name)
 		rq.parts.push_back({name, {}});
-	return add_bytes(rq, rq.parts.back(), data, size) ? MHD_YES : MHD_YES;
+	add_bytes(rq, rq.parts.back(), data, size); // over the limit: refused once MHD returns
+	return MHD_YES;
 }
 
 bool content_type_ok(const std::string &ct, bool &multipart)
