@@ -10,6 +10,7 @@ denpex_LDADD = libdiag/libdiagcore.la $(MHD_LIBS)
 # (libdiag/local.mk): one binary is the whole console, nothing to install
 # beside it or to find at run time.
 BUILT_SOURCES += %reldir%/console_js.h
+$(denpex_OBJECTS): %reldir%/console_js.h
 CLEANFILES += %reldir%/console_js.h
 EXTRA_DIST += %reldir%/console.js
 %reldir%/console_js.h: %reldir%/console.js

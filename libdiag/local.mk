@@ -63,6 +63,8 @@ EXTRA_DIST += %reldir%/libdiag.map
 # the root epilog, which must not depend on a file found at run time.
 # (od and sed: POSIX, nothing more to install.)
 BUILT_SOURCES += %reldir%/rendering/page_css.h
+# ... also when only one target is made (BUILT_SOURCES serves all and check).
+$(libdiag_libdiagcore_la_OBJECTS): %reldir%/rendering/page_css.h
 CLEANFILES += %reldir%/rendering/page_css.h
 EXTRA_DIST += %reldir%/rendering/page.css
 %reldir%/rendering/page_css.h: %reldir%/rendering/page.css
