@@ -3,6 +3,9 @@
 #include "fr/fr_analysis.hh"
 #include "pipeline.hh"
 #include "aligning/timeline.hh"
+#include "rendering/report_html.hh"
+#include "rendering/timeline_svg.hh"
+#include "serve.hh"
 
 #include <jansson.h>
 
@@ -36,6 +39,8 @@ const char *main_usage =
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
 	"  check-signatures [--conf DIR] [--literals]\n"
 	"                                  load and check the signature and knowledge files\n"
+	"  serve [--listen ADDR:PORT]      the diagnosis console: a web page to paste logs\n"
+	"                                  into (default 127.0.0.1:8470)\n"
 	"  help [COMMAND]                  show help\n"
 	"\n"
 	"Options:\n"
@@ -54,6 +59,8 @@ const char *diagnose_usage =
 	"\n"
 	"Options:\n"
 	"  --json              print the verdict as JSON (schema 1)\n"
+	"  --svg FILE          also write the timeline picture (SVG) to FILE\n"
+	"  --html FILE         also write the verdict page (HTML, as report.html) to FILE\n"
 	"  --conf DIR          configuration directory (signatures/, xid.yaml,\n"
 	"                      actions.yaml); default $DENPEX_CONF_DIR or " DENPEX_SYSCONFDIR "\n"
 	"  --max-bytes N       read at most N bytes of each file (head and tail);\n"
@@ -91,6 +98,8 @@ int usage_error(const std::string &msg)
 	return exit_usage;
 }
 
+} // namespace
+
 bool parse_size(const char *s, uint64_t &out)
 {
 	char *end = nullptr;
@@ -113,6 +122,8 @@ bool parse_size(const char *s, uint64_t &out)
 	return true;
 }
 
+namespace {
+
 bool parse_tz(const char *s, int &out)
 {
 	if (!strcmp(s, "UTC") || !strcmp(s, "Z")) {
@@ -134,6 +145,17 @@ bool parse_tz(const char *s, int &out)
 }
 
 enum class mode { diagnose, timeline };
+
+bool write_file(const std::string &path, const std::string &data)
+{
+	FILE *f = fopen(path.c_str(), "w");
+	bool ok = f && fwrite(data.data(), 1, data.size(), f) == data.size();
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "denpex: %s: %s\n", path.c_str(), strerror(errno));
+	return ok;
+}
 
 std::string fmt_time(int64_t us)
 {
@@ -216,6 +238,7 @@ int cmd_read_logs(mode m, int argc, char **argv)
 	diag::pipeline_options po;
 	bool json = false, quiet = false;
 	double around = 0;
+	std::string svg_file, html_file;
 	std::vector<std::string> paths;
 	bool stdin_used = false;
 	const char *name = m == mode::diagnose ? "diagnose" : "timeline";
@@ -237,6 +260,11 @@ int cmd_read_logs(mode m, int argc, char **argv)
 			around = v ? strtod(v, &end) : -1;
 			if (!v || *end || around <= 0)
 				return usage_error("--around needs a number of seconds");
+		} else if ((a == "--svg" || a == "--html") && m == mode::diagnose) {
+			const char *v = value();
+			if (!v)
+				return usage_error(a + " needs a file name");
+			(a == "--svg" ? svg_file : html_file) = v;
 		} else if (a == "--conf") {
 			const char *v = value();
 			if (!v)
@@ -315,6 +343,20 @@ int cmd_read_logs(mode m, int argc, char **argv)
 	}
 	std::string out = json ? diag::verdict_to_json(v, true) + "\n" : diag::verdict_to_text(v);
 	fwrite(out.data(), 1, out.size(), stdout);
+	if (!svg_file.empty() || !html_file.empty()) {
+		std::string svg = diag::timeline_svg(an.ev(), v);
+		if (!svg_file.empty() && !write_file(svg_file, svg))
+			return exit_usage;
+		if (!html_file.empty()) {
+			diag::page_parts pp;
+			pp.v = &v;
+			pp.svg = svg;
+			pp.json = diag::verdict_to_json(v, true);
+			pp.warnings = warnings;
+			if (!write_file(html_file, diag::page_html(pp)))
+				return exit_usage;
+		}
+	}
 	return exit_ok;
 }
 
@@ -424,6 +466,8 @@ int run(int argc, char **argv)
 			fputs(timeline_usage, stdout);
 		else if (argc > 2 && !strcmp(argv[2], "fr"))
 			fputs(fr_usage, stdout);
+		else if (argc > 2 && !strcmp(argv[2], "serve"))
+			fputs(cli::serve_usage, stdout);
 		else
 			fputs(main_usage, stdout);
 		return exit_ok;
@@ -434,6 +478,8 @@ int run(int argc, char **argv)
 		return cmd_read_logs(mode::timeline, argc - 2, argv + 2);
 	if (cmd == "fr")
 		return cmd_fr(argc - 2, argv + 2);
+	if (cmd == "serve")
+		return cli::cmd_serve(argc - 2, argv + 2);
 	if (cmd == "check-signatures")
 		return cmd_check_signatures(argc - 2, argv + 2);
 	return usage_error("unknown command '" + cmd + "'");

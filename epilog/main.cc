@@ -679,29 +679,31 @@ void epilog_run::diagnose(int jfd)
 		o.max_bytes_per_file = c.max_bytes_per_file + 256;
 		o.job_id = jid.c_str();
 		o.no_follow = 1;
-		char *json = nullptr, *text = nullptr, *line = nullptr, *warn = nullptr;
-		denpex_status st = denpex_diagnose_paths(paths.data(), paths.size(), &o, &json, &text,
-							 &line, &warn);
+		char *json = nullptr, *text = nullptr, *line = nullptr, *warn = nullptr, *html = nullptr;
+		denpex_status st = denpex_diagnose_paths_report(paths.data(), paths.size(), &o, &json, &text,
+								&line, &warn, &html);
 		auto s = [](char *p) { return p ? std::string(p) : std::string(); };
 		std::vector<std::string> r = {st == DENPEX_OK ? "1" : "0",
 					      st == DENPEX_OK ? s(json) : s(const_cast<char *>(denpex_last_error())),
-					      s(text), s(line), s(warn)};
+					      s(text), s(line), s(warn), s(html)};
+		denpex_free(html);
 		denpex_free(json);
 		denpex_free(text);
 		denpex_free(line);
 		denpex_free(warn);
 		return pack(r);
 	});
-	std::string verdict_json, verdict_text, comment_line, warnings, diag_err;
+	std::string verdict_json, verdict_text, comment_line, warnings, report_html, diag_err;
 	bool diag_ok = false;
 	if (diag) {
 		auto f = unpack(*diag);
-		if (f.size() == 5 && f[0] == "1") {
+		if (f.size() == 6 && f[0] == "1") {
 			diag_ok = true;
 			verdict_json = f[1];
 			verdict_text = f[2];
 			comment_line = f[3];
 			warnings = f[4];
+			report_html = f[5];
 		} else if (f.size() >= 2) {
 			diag_err = f[1];
 		}
@@ -737,6 +739,9 @@ void epilog_run::diagnose(int jfd)
 			ok = write_atomic(cfg.report_dir, key + ".json", verdict_json + "\n", 0640, err);
 		if (ok)
 			ok = write_atomic(cfg.report_dir, key + ".txt", txt, 0640, err);
+		// The verdict page with the timeline (issue 14), beside them.
+		if (ok && diag_ok && !report_html.empty())
+			ok = write_atomic(cfg.report_dir, key + ".html", report_html, 0640, err);
 		if (ok)
 			report_where = cfg.report_dir + "/" + key + ".txt";
 		else

@@ -3,6 +3,8 @@
 #include "denpex_diag.h"
 
 #include "pipeline.hh"
+#include "rendering/report_html.hh"
+#include "rendering/timeline_svg.hh"
 
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,9 @@ char *dup_string(const std::string &s)
 	return p;
 }
 
+denpex_status diagnose(const char *const *paths, size_t npaths, const denpex_options *opts, char **verdict_json,
+		       char **verdict_text, char **comment_line, char **warnings, char **report_html) noexcept;
+
 } // namespace
 
 extern "C" {
@@ -34,6 +39,33 @@ void denpex_options_init(denpex_options *opts)
 
 denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, const denpex_options *opts,
 				    char **verdict_json, char **verdict_text, char **comment_line, char **warnings) noexcept
+{
+	return diagnose(paths, npaths, opts, verdict_json, verdict_text, comment_line, warnings, nullptr);
+}
+
+denpex_status denpex_diagnose_paths_report(const char *const *paths, size_t npaths, const denpex_options *opts,
+					   char **verdict_json, char **verdict_text, char **comment_line, char **warnings,
+					   char **report_html) noexcept
+{
+	return diagnose(paths, npaths, opts, verdict_json, verdict_text, comment_line, warnings, report_html);
+}
+
+void denpex_free(void *p)
+{
+	free(p);
+}
+
+const char *denpex_last_error(void)
+{
+	return last_error.c_str();
+}
+
+} // extern "C"
+
+namespace {
+
+denpex_status diagnose(const char *const *paths, size_t npaths, const denpex_options *opts, char **verdict_json,
+		       char **verdict_text, char **comment_line, char **warnings, char **report_html) noexcept
 {
 	try {
 		if ((!paths && npaths) || npaths == 0) {
@@ -76,6 +108,13 @@ denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, con
 			*comment_line = dup_string(diag::verdict_to_comment(v));
 		if (warnings)
 			*warnings = dup_string(warn_text);
+		if (report_html) {
+			diag::page_parts pp;
+			pp.v = &v;
+			pp.svg = diag::timeline_svg(an.ev(), v);
+			pp.json = diag::verdict_to_json(v, true);
+			*report_html = dup_string(diag::page_html(pp));
+		}
 		return DENPEX_OK;
 	} catch (const std::exception &e) {
 		last_error = std::string("internal error: ") + e.what();
@@ -85,14 +124,4 @@ denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, con
 	return DENPEX_ERR_INTERNAL;
 }
 
-void denpex_free(void *p)
-{
-	free(p);
-}
-
-const char *denpex_last_error(void)
-{
-	return last_error.c_str();
-}
-
-} // extern "C"
+} // namespace

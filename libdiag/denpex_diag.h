@@ -56,6 +56,19 @@ DENPEX_API denpex_status denpex_diagnose_paths(const char *const *paths, size_t 
 #endif
 	;
 
+/* As denpex_diagnose_paths, and also the verdict as one self-contained HTML
+ * page with the timeline picture (the console's page, static: no script), in
+ * *report_html, for the admin report's report.html. */
+DENPEX_API denpex_status denpex_diagnose_paths_report(const char *const *paths, size_t npaths,
+						      const denpex_options *opts,
+						      char **verdict_json, char **verdict_text,
+						      char **comment_line, char **warnings,
+						      char **report_html)
+#ifdef __cplusplus
+	noexcept
+#endif
+	;
+
 DENPEX_API void denpex_free(void *p);
 
 /* The reason for the last failure in this thread. */

@@ -43,8 +43,12 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/diagnose.hh %reldir%/deciding/diagnose.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
+	%reldir%/rendering/markup_escape.hh %reldir%/rendering/markup_escape.cc \
+	%reldir%/rendering/timeline_svg.hh %reldir%/rendering/timeline_svg.cc \
+	%reldir%/rendering/report_html.hh %reldir%/rendering/report_html.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
+nodist_libdiag_libdiagcore_la_SOURCES = %reldir%/rendering/page_css.h
 libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
 libdiag_libdiagcore_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) -lpthread
 
@@ -54,3 +58,15 @@ libdiag_libdenpexdiag_la_LIBADD = libdiag/libdiagcore.la
 libdiag_libdenpexdiag_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libdiag.map
 EXTRA_DIST += %reldir%/libdiag.map
+
+# The page's stylesheet, compiled in as bytes: report.html is written by
+# the root epilog, which must not depend on a file found at run time.
+# (od and sed: POSIX, nothing more to install.)
+BUILT_SOURCES += %reldir%/rendering/page_css.h
+# ... also when only one target is made (BUILT_SOURCES serves all and check).
+$(libdiag_libdiagcore_la_OBJECTS): %reldir%/rendering/page_css.h
+CLEANFILES += %reldir%/rendering/page_css.h
+EXTRA_DIST += %reldir%/rendering/page.css
+%reldir%/rendering/page_css.h: %reldir%/rendering/page.css
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && { echo 'static const unsigned char page_css_bytes[] = {'; \
+	  od -An -v -tx1 <$< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0x00};'; } >$@-t && mv $@-t $@

@@ -160,6 +160,12 @@ void analysis::add_fd(int fd, const std::string &name)
 	read_source(lr, name, false);
 }
 
+void analysis::add_buffer(std::vector<char> &&bytes, const std::string &name)
+{
+	line_reader lr(std::move(bytes), an_opts.max_line);
+	read_source(lr, name, false);
+}
+
 void analysis::read_source(line_reader &lr, const std::string &path, bool seekable_path)
 {
 	std::string_view head = lr.peek(64 * 1024);

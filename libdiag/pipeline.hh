@@ -40,6 +40,9 @@ public:
 	void add_path(const std::string &path);
 	// Reads a pasted log from an open descriptor (stdin).
 	void add_fd(int fd, const std::string &name);
+	// Reads a log held in memory (an upload; nothing touches the disk).
+	// A flight-recorder dump is skipped with a warning: it is read from files.
+	void add_buffer(std::vector<char> &&bytes, const std::string &name);
 
 	// Sources that gave something to read.
 	size_t usable_sources() const { return an_usable; }

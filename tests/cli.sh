@@ -56,7 +56,7 @@ check "unknown is a verdict (exit 0, rank null)" $?
 
 # Help agrees with the man page: every long option of diagnose is documented.
 "$DENPEX" --help >"$tmp/help" 2>&1 && "$DENPEX" diagnose --help >"$tmp/dhelp" 2>&1 &&
-	"$DENPEX" timeline --help >>"$tmp/dhelp" 2>&1 && "$DENPEX" fr --help >>"$tmp/dhelp" 2>&1 &&
+	"$DENPEX" timeline --help >>"$tmp/dhelp" 2>&1 && "$DENPEX" fr --help >>"$tmp/dhelp" 2>&1 && "$DENPEX" serve --help >>"$tmp/dhelp" 2>&1 &&
 	"$DENPEX" check-signatures --help >>"$tmp/dhelp" 2>&1
 check "--help and every command's --help exit 0" $?
 sed 's/\\-/-/g' "$top_srcdir/man/denpex.1" >"$tmp/man.txt"

@@ -25,3 +25,4 @@ include %reldir%/realworld.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
 include %reldir%/bench.mk
+include %reldir%/console.mk

@@ -1,6 +1,6 @@
 # tests/unit.mk: Check suites of libdiag, one binary per unit.
 if HAVE_CHECK
-DIAG_UNITS = tests/check_readers tests/check_signatures tests/check_diagnosis tests/check_json
+DIAG_UNITS = tests/check_readers tests/check_signatures tests/check_diagnosis tests/check_json tests/check_render
 check_PROGRAMS += $(DIAG_UNITS)
 TESTS += $(DIAG_UNITS)
 tests_check_readers_SOURCES = tests/check_readers.cc
@@ -19,6 +19,11 @@ tests_check_json_SOURCES = tests/check_json.cc
 tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_json_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_check_json_LDADD = $(TEST_LDADD)
+# The C API's report page too: c_api.cc is compiled in (no libtool wrapper).
+tests_check_render_SOURCES = tests/check_render.cc libdiag/c_api.cc
+tests_check_render_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_render_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_check_render_LDADD = $(TEST_LDADD)
 endif
 
 # Golden verdicts on hand-written bundles and the CLI's contract.

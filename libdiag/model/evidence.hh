@@ -35,6 +35,16 @@ struct job_facts {
 	std::vector<std::pair<std::string, std::string>> steps; // step id, state
 };
 
+// A writer's last progress line (a training step, an iteration).
+struct progress_mark {
+	uint32_t file = 0;
+	uint32_t key = 0;    // the writer key, as in last_progress
+	uint64_t line = 0;
+	ts_value ts;         // unresolved: on the writer's host clock
+	int rank = -1;       // the writer's rank, or its srun task id
+	int task = -1;
+};
+
 // A task as the SPANK plugin recorded it.
 struct plugin_task {
 	int task = -1;       // Slurm global task id
@@ -66,6 +76,9 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	// The same with its time as the line said it (or the writer's last
+	// before it) and who wrote it, for the timeline picture.
+	std::vector<progress_mark> progress_marks;
 	std::vector<plugin_task> plugin_tasks;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;

@@ -60,6 +60,18 @@ line_reader::line_reader(std::string_view mem, size_t max_line)
 	lr_size_hint = mem.size();
 }
 
+line_reader::line_reader(std::vector<char> &&mem, size_t max_line)
+	: lr_fd(-1), lr_max_bytes(0), lr_max_line(max_line ? max_line : 1)
+{
+	size_t n = mem.size();
+	lr_buf = std::move(mem);
+	lr_buf.resize(n + lr_max_line + 1);
+	lr_end = n;
+	lr_eof = true;
+	lr_bytes_read = n;
+	lr_size_hint = n;
+}
+
 // Reads more bytes behind what is buffered. False when nothing more comes.
 bool line_reader::fill()
 {

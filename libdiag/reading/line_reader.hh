@@ -19,6 +19,8 @@ public:
 	// Reads lines from memory (a structured source that turned out to be
 	// text); the bytes are copied.
 	explicit line_reader(std::string_view mem, size_t max_line = 64 * 1024);
+	// Reads lines from memory it takes over (an upload: no second copy).
+	explicit line_reader(std::vector<char> &&mem, size_t max_line = 64 * 1024);
 
 	// The next line without its "\n" (a trailing "\r" is kept: cleaning
 	// handles it). False at the end or on a read error (see error()).

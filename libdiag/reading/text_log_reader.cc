@@ -167,6 +167,8 @@ struct writer_state {
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
+	std::unique_ptr<ts_value[]> pending_ts; // their times (kind none: none known yet)
+	ts_value progress_ts;            // the last confirmed progress line's time
 	uint64_t pending_line[progress_ring] = {};
 	uint16_t pending_len[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
@@ -176,6 +178,7 @@ struct writer_state {
 	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
+	uint64_t ident = 0;              // who the writer is (find_writer's encoding)
 };
 
 // What one line says without any state: its literal hits, its prefixes
@@ -696,6 +699,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		else
 			writer_ids.emplace(ident, key);
 		writers.emplace_back();
+		writers.back().ident = ident;
 		return key;
 	};
 	ts_value file_last_ts;
@@ -709,6 +713,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
 			if (rules.match(body, srcbit, caps)) {
 				w.progress_line = w.pending_line[i];
+				w.progress_ts = w.pending_ts[i];
 				break;
 			}
 		}
@@ -765,8 +770,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					writer_state &w = writers[key];
 					if (w.npending == progress_ring)
 						settle(w);
-					if (!w.pending_body)
+					if (!w.pending_body) {
 						w.pending_body.reset(new char[progress_ring * progress_max_body]);
+						w.pending_ts.reset(new ts_value[progress_ring]);
+					}
+					// A line without a time inherits as events do: the writer's last, else the file's.
+					w.pending_ts[w.npending] = ts ? *ts : w.last_ts.kind != ts_kind::none ? w.last_ts : file_last_ts;
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
@@ -796,6 +805,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::progress) {
 				// Newer than every candidate waiting: those no longer matter.
 				writers[key].progress_line = line_no;
+				writers[key].progress_ts = ts                                        ? *ts
+							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
+												      : file_last_ts;
 				writers[key].npending = 0;
 				return;
 			}
@@ -940,6 +952,19 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		settle(w);
 		if (w.progress_line)
 			ev.last_progress[writer_key(file, k)] = w.progress_line;
+		if (w.progress_line && w.progress_ts.kind != ts_kind::none) {
+			progress_mark m;
+			m.file = file;
+			m.key = k;
+			m.line = w.progress_line;
+			m.ts = w.progress_ts;
+			uint64_t kind_no = w.ident >> 40, id = w.ident & ((1ull << 40) - 1);
+			if (kind_no == 1)
+				m.rank = static_cast<int>(id);
+			else if (kind_no == 2)
+				m.task = static_cast<int>(id);
+			ev.progress_marks.push_back(m);
+		}
 	}
 	source_file &sf = ev.source(file);
 	sf.bytes_read = lr.bytes_read();

@@ -1,5 +1,7 @@
 #include "rendering/verdict.hh"
 
+#include "rendering/markup_escape.hh"
+
 #include <jansson.h>
 
 #include <cmath>
@@ -15,17 +17,15 @@ json_t *str_or_null(const std::string &s)
 	return s.empty() ? json_null() : json_stringn(s.data(), s.size());
 }
 
-// jansson refuses invalid UTF-8; logs are full of it.
+// jansson refuses invalid UTF-8 (overlong forms and surrogates too, and
+// then drops the field); logs are full of it.
 std::string valid_utf8(const std::string &s)
 {
 	std::string out;
 	size_t i = 0, n = s.size();
 	while (i < n) {
-		unsigned char c = static_cast<unsigned char>(s[i]);
-		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-		bool ok = len > 0 && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+		size_t len = utf8_sequence_length(s, i);
+		bool ok = len > 0;
 		if (ok) {
 			out.append(s, i, len);
 			i += len;

@@ -208,6 +208,7 @@ expect_verdict() { # job, label, regex on the Comment
 	c=$(comment_of "$j")
 	if echo "$c" | grep -Eq -- "$re"; then ok "$what: Comment '$c'"; else bad "$what: Comment '$c' !~ /$re/"; fi
 	check "$what: report exists" test -s "$WORK/reports/$j.txt" -a -s "$WORK/reports/$j.json"
+	check "$what: report.html with the timeline" grep -q 'class="denpex-timeline"' "$WORK/reports/$j.html"
 	check "$what: report root-only" test "$(stat -c '%U %a' "$WORK/reports/$j.txt")" = "root 640"
 	check "$what: epilog exit 0 within ${DEADLINE}s on every node" epilog_ok "$j"
 	check "$what: no node drained" no_drain
