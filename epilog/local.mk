@@ -12,6 +12,9 @@ denpex_epilog_SOURCES = \
 	%reldir%/safe_read.hh %reldir%/safe_read.cc \
 	%reldir%/report.hh %reldir%/report.cc \
 	%reldir%/kmsg.hh %reldir%/kmsg.cc \
+	%reldir%/attribution.hh %reldir%/attribution.cc \
+	%reldir%/spool_trust.hh %reldir%/spool_trust.cc \
+	%reldir%/comment_queue.hh %reldir%/comment_queue.cc \
 	%reldir%/slurm_io.hh %reldir%/slurm_io.cc \
 	$(NULL)
 denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS)

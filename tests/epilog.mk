@@ -8,7 +8,8 @@ endif
 endif
 tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
 	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
-	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc
+	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc epilog/attribution.cc \
+	epilog/spool_trust.cc epilog/comment_queue.cc
 tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
