@@ -20,4 +20,12 @@ denpex_epilog_SOURCES = \
 denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS)
 denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(YAML_LIBS)
 
-dist_man_MANS += man/denpex-epilog.8 man/denpex.yaml.5
+# The man pages name the configuration file where this build looks for it
+# ($(sysconfdir)/denpex/denpex.yaml: /etc/denpex/... with --sysconfdir=/etc).
+man_MANS = man/denpex-epilog.8 man/denpex.yaml.5
+EXTRA_DIST += man/denpex-epilog.8.in man/denpex.yaml.5.in
+CLEANFILES += man/denpex-epilog.8 man/denpex.yaml.5
+man/denpex-epilog.8: $(srcdir)/man/denpex-epilog.8.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex-epilog.8.in >$@.tmp && mv -f $@.tmp $@
+man/denpex.yaml.5: $(srcdir)/man/denpex.yaml.5.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex.yaml.5.in >$@.tmp && mv -f $@.tmp $@

@@ -16,5 +16,9 @@ tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
 
 if BUILD_EPILOG
 TESTS += %reldir%/slurm/epilog_integration.sh
+if BUILD_SPANK
+TESTS += %reldir%/slurm/trust_integration.sh
 endif
-EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py
+endif
+EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
+	%reldir%/slurm/trust_integration.sh
