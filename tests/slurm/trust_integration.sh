@@ -257,6 +257,9 @@ if wait_epilogs "$j"; then
 else
 	bad "2 state dir planted as a directory: epilogs did not finish"
 fi
+# From here on a state dir of root's, whatever happened above: the other
+# items must not depend on this one.
+rm -rf "$STATE"
 
 # ---------------------------------------------------------------- 2: forged job dirs
 # The hostile user pre-creates the dirs of the next job ids with a fake Xid;
@@ -297,55 +300,12 @@ else
 fi
 rm -rf "${SPOOL:?}/$next"
 
-# ---------------------------------------------------------------- 1: kernel messages
-# A root process in a memory cgroup of its own, OOM-killed while the user's
-# job runs: its name must not reach the job's Comment.
-# The interpreter itself (command -v may name a wrapper such as a pyenv shim).
-ln -sf "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$WORK/dpx-secret"
-oom_root() {
-	cg_limit other 48M || return 1
-	sh -c "echo \$\$ >$CG/other/cgroup.procs && exec $WORK/dpx-secret -c 'b = bytearray(1 << 30)
-for i in range(0, len(b), 4096): b[i] = 1'" >/dev/null 2>&1
-	return 0
-}
-j=$(submit other-oom -- "sleep 6; exit 1")
-if wait_state "$j" RUNNING && sleep 1 && oom_root && wait_epilogs "$j"; then
-	c=$(comment_of "$j")
-	check "1 another cgroup's OOM kill: no process name of it in the Comment ('$c')" not_matches "$c" 'dpx-secret'
-	check "1 another cgroup's OOM kill: not host_oom" not_matches "$c" 'host_oom'
-	check "1 another cgroup's OOM kill: admin report notes a node-level event" \
-		sh -c "grep -q 'node-level events not attributed to this job' '$WORK/reports/$j.txt'"
-	check "1 another cgroup's OOM kill: no process name in the admin report" \
-		sh -c "! grep -q 'dpx-secret' '$WORK/reports/$j.txt' '$WORK/reports/$j.json'"
-else
-	bad "1 another cgroup's OOM kill: job $j did not run, no OOM kill, or epilogs did not finish"
-fi
-
-# The job's own task OOM-killed (moved into a limited cgroup): its kernel
-# lines are the job's (pid, uid) and make the verdict.
-j=$(submit own-oom -- "srun -n1 python3 $WORK/jobs/eat.py $WORK/jobs")
-if wait_file "$WORK/jobs/pid-$j" && cg_limit own 64M &&
-	echo "$(cat "$WORK/jobs/pid-$j")" >"$CG/own/cgroup.procs" && touch "$WORK/jobs/go-$j" && wait_epilogs "$j"; then
-	c=$(comment_of "$j")
-	check "1 the job's own OOM kill: host_oom (Comment '$c')" matches "$c" '^denpex: host_oom'
-else
-	bad "1 the job's own OOM kill: did not happen or epilogs did not finish"
-fi
-# The same user's next job on that node, right after: not an OOM.
-j2=$(submit after-oom -- "exit 1")
-if wait_epilogs "$j2"; then
-	c=$(comment_of "$j2")
-	check "1 the next job after an OOM kill: not host_oom (Comment '$c')" not_matches "$c" 'host_oom'
-else
-	bad "1 the next job after an OOM kill: epilogs did not finish"
-fi
-cg_remove
-
 # ---------------------------------------------------------------- 4: claims
 j=$(submit echo-xid -- "echo 'NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus.'; exit 1")
 if wait_epilogs "$j"; then
 	c=$(comment_of "$j")
-	check "4 an Xid line the job printed: no gpu_hardware / drain_node (Comment '$c')" not_matches "$c" 'gpu_hardware|drain_node'
+	check "4 an Xid line the job printed: a verdict, no gpu_hardware / drain_node (Comment '$c')" \
+		sh -c "echo '$c' | grep -q '^denpex: ' && ! echo '$c' | grep -Eq 'gpu_hardware|drain_node'"
 	check "4 an Xid line the job printed: the report calls it a claim" \
 		sh -c "grep -q 'claim by the job' '$WORK/reports/$j.txt'"
 	check "4 an Xid line the job printed: no node drained" no_drain
@@ -379,7 +339,9 @@ fi
 j=$(submit sigkill -n2 -- "srun -n2 bash -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 1; kill -9 \$\$; fi; sleep 4'")
 if wait_epilogs "$j"; then
 	c=$(comment_of "$j")
-	if matches "$c" 'host_oom'; then
+	if ! matches "$c" '^denpex: '; then
+		bad "8 bare SIGKILL: no verdict (Comment '$c')"
+	elif matches "$c" 'host_oom'; then
 		check "8 bare SIGKILL: host_oom only with its low confidence shown (Comment '$c')" matches "$c" 'low confidence'
 	else
 		ok "8 bare SIGKILL: not host_oom (Comment '$c')"
@@ -401,7 +363,7 @@ if wait_file "$WORK/jobs/first-$j" && scontrol requeue "$j" && wait_state "$j" P
 	r=$(report "$j.r1")
 	check "8 requeued: the new run's report exists" test -n "$r"
 	check "8 requeued: the new run's report has none of the old run's task exits (code 3)" \
-		not_matches "$r" 'exit(ed)? (with )?code 3|exit code 3|code 3\b'
+		sh -c "[ -n \"\$1\" ] && ! echo \"\$1\" | grep -Eq 'code 3\b'" - "$r"
 else
 	bad "8 requeued: the job did not run twice or epilogs did not finish"
 fi
@@ -417,7 +379,7 @@ else
 fi
 built=$("$EPILOG" --version 2>&1 | sed -n 's/.*(config \(.*\)).*/\1/p')
 check "9 --version names the built-in config path ('$built')" test -n "$built"
-check "9 the man page names that path" grep -qF -- "$built" "$MAN_EPILOG"
+check "9 the man page names that path" sh -c "[ -n '$built' ] && grep -qF -- '$built' '$MAN_EPILOG'"
 out=$(su -s /bin/sh "$JOBUSER" -c "env -i SLURM_SCRIPT_CONTEXT=epilog_slurmd SLURM_JOB_ID=1 SLURMD_NODENAME=node1 $EPILOG -c $CONF" 2>&1)
 check "9 as a user by hand: 'must run as root' ($out)" matches "$out" 'must run as root'
 out=$(env -i "$EPILOG" -c "$CONF" 2>&1)
@@ -445,6 +407,55 @@ else
 	bad "6 slurmdbd down: could not stop slurmdbd or epilogs did not finish"
 	restart_testbed
 fi
+
+# Last: the kernel OOM kills below stay in the kernel's buffer, and an
+# epilog from before issue 12 would blame every later job for them.
+# ---------------------------------------------------------------- 1: kernel messages
+# A root process in a memory cgroup of its own, OOM-killed while the user's
+# job runs: its name must not reach the job's Comment.
+# The interpreter itself (command -v may name a wrapper such as a pyenv shim).
+ln -sf "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$WORK/dpx-secret"
+oom_root() {
+	cg_limit other 48M || return 1
+	# In braces: the shell's "Killed" notice goes to /dev/null too.
+	{ sh -c "echo \$\$ >$CG/other/cgroup.procs && exec $WORK/dpx-secret -c 'b = bytearray(1 << 30)
+for i in range(0, len(b), 4096): b[i] = 1'"; } >/dev/null 2>&1
+	return 0
+}
+j=$(submit other-oom -- "sleep 6; exit 1")
+if wait_state "$j" RUNNING && sleep 1 && oom_root && wait_epilogs "$j"; then
+	c=$(comment_of "$j")
+	check "1 another cgroup's OOM kill: a verdict ('$c')" matches "$c" '^denpex: '
+	check "1 another cgroup's OOM kill: no process name of it in the Comment" not_matches "$c" 'dpx-secret'
+	check "1 another cgroup's OOM kill: not host_oom" not_matches "$c" 'host_oom'
+	check "1 another cgroup's OOM kill: admin report notes a node-level event" \
+		sh -c "grep -q 'node-level events not attributed to this job' '$WORK/reports/$j.txt'"
+	check "1 another cgroup's OOM kill: no process name in the admin report" \
+		sh -c "! grep -q 'dpx-secret' '$WORK/reports/$j.txt' '$WORK/reports/$j.json'"
+else
+	bad "1 another cgroup's OOM kill: job $j did not run, no OOM kill, or epilogs did not finish"
+fi
+
+# The job's own task OOM-killed (moved into a limited cgroup): its kernel
+# lines are the job's (pid, uid) and make the verdict.
+j=$(submit own-oom -- "srun -n1 python3 $WORK/jobs/eat.py $WORK/jobs")
+if wait_file "$WORK/jobs/pid-$j" && cg_limit own 64M &&
+	echo "$(cat "$WORK/jobs/pid-$j")" >"$CG/own/cgroup.procs" && touch "$WORK/jobs/go-$j" && wait_epilogs "$j"; then
+	c=$(comment_of "$j")
+	check "1 the job's own OOM kill: host_oom (Comment '$c')" matches "$c" '^denpex: host_oom'
+else
+	bad "1 the job's own OOM kill: did not happen or epilogs did not finish"
+fi
+# The same user's next job on that node, right after: not an OOM.
+j2=$(submit after-oom -- "exit 1")
+if wait_epilogs "$j2"; then
+	c=$(comment_of "$j2")
+	check "1 the next job after an OOM kill: a verdict, not host_oom (Comment '$c')" \
+		sh -c "echo '$c' | grep -q '^denpex: ' && ! echo '$c' | grep -q host_oom"
+else
+	bad "1 the next job after an OOM kill: epilogs did not finish"
+fi
+cg_remove
 
 check "no node drained at the end" no_drain
 finish
