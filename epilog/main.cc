@@ -950,6 +950,11 @@ void epilog_run::diagnose(int jfd)
 			close(sfd);
 		}
 	}
+	// EpilogSlurmctld diagnosing: the nodes left a shared spool dir to us.
+	if (!ctx.node_context && spool_job.empty()) {
+		spool_job = ctx.spool_base + "/" + ctx.job_id_str;
+		spool = check_job_spool(ctx.spool_base, ctx.job_id, ctx.uid, ji.restart_cnt, ji.start, "");
+	}
 	remove_spool(true);
 }
 
