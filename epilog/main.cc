@@ -503,10 +503,10 @@ bool epilog_run::wanted(std::string &why)
 			     j.std_err, j.work_dir, j.name, j.batch_host, j.nodes,
 			     std::to_string(j.start), std::to_string(j.end), std::to_string(j.array_job_id),
 			     std::to_string(j.array_task_id), std::to_string(j.restart_cnt),
-			     std::to_string(j.uid), std::to_string(j.gid)});
+			     std::to_string(j.uid), std::to_string(j.gid), j.exclusive ? "1" : "0"});
 	});
 	std::vector<std::string> f = packed ? unpack(*packed) : std::vector<std::string>();
-	if (f.size() == 20 && f[0] == "1") {
+	if (f.size() == 21 && f[0] == "1") {
 		auto u = [&](size_t i) { return static_cast<uint32_t>(strtoul(f[i].c_str(), nullptr, 10)); };
 		ji.loaded = true;
 		ji.state = f[1];
@@ -528,6 +528,7 @@ bool epilog_run::wanted(std::string &why)
 		ji.restart_cnt = u(17);
 		ji.uid = u(18);
 		ji.gid = u(19);
+		ji.exclusive = f[20] == "1";
 	} else {
 		err = f.size() == 2 ? f[1] : "no answer from slurmctld in time";
 		// slurmctld answered, and knows no such job: a made-up id (run by
@@ -701,6 +702,7 @@ void epilog_run::gather_node(int jfd)
 		scope.uid = ctx.uid;
 		scope.pids = spool.pids;
 		scope.gpu_buses = gpu_buses_of("/proc/driver/nvidia/gpus", ctx.job_gpus);
+		scope.node_exclusive = ji.exclusive;
 		scope.start = static_cast<double>(ji.start);
 		std::string err;
 		uint64_t others = 0;

@@ -525,6 +525,16 @@ START_TEST(kernel_lines_attributed_to_the_job_only)
 	ck_assert(!kernel_line_is_jobs("Mem-Info:", 5001, j));
 	// The user's earlier job (same uid, before this one started) is not this one.
 	ck_assert(!kernel_line_is_jobs("Memory cgroup out of memory: Killed process 9 (python) UID:1000", 4990, j));
+	// No GPU list from Slurm: a GPU line is the job's only when it had the node alone.
+	job_scope k;
+	k.job_id = 43;
+	k.uid = 1000;
+	k.start = 5000;
+	const char *xid = "NVRM: Xid (PCI:0000:86:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+	ck_assert(!kernel_line_is_jobs(xid, 5001, k));
+	k.node_exclusive = true;
+	ck_assert(kernel_line_is_jobs(xid, 5001, k));
+	ck_assert(!kernel_line_is_jobs(xid, 4990, k));
 	CK_STR_EQ(normalize_bus_id("00000000:3B:00.0"), "0000:3b:00");
 	CK_STR_EQ(normalize_bus_id("3b:00.1"), "0000:3b:00");
 	ck_assert(normalize_bus_id("has").empty());
