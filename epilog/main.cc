@@ -732,11 +732,36 @@ void epilog_run::gather_node(int jfd)
 	remove_spool(false);
 }
 
+// "path:N" of a head-and-tail copy as the original's line: the tail's lines
+// shift by what was left out (uncounted: said so).
+void map_cut_lines(std::string &text, const std::string &path, const copied_file &f)
+{
+	if (f.head_lines < 0)
+		return;
+	std::string key = path + ":";
+	for (size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + key.size())) {
+		size_t q = p + key.size(), e = q;
+		while (e < text.size() && isdigit(static_cast<unsigned char>(text[e])) && e - q < 18)
+			e++;
+		if (e == q)
+			continue;
+		long long c = strtoll(text.c_str() + q, nullptr, 10);
+		if (c <= f.head_lines + 2)
+			continue;
+		std::string to = f.omitted_lines >= 0 ? std::to_string(c + f.omitted_lines - 2)
+						      : std::to_string(c) + " (line of the cut copy)";
+		text.replace(q, e - q, to);
+	}
+}
+
 // Evidence cited where it came from, not by the staging copies (deleted
-// after the diagnosis).
+// after the diagnosis), with the original's line numbers.
 std::string epilog_run::cite_originals(std::string text, bool json) const
 {
 	std::string jobdir = cfg.state_dir + "/" + key;
+	for (const copied_file &f : rep.files)
+		if (f.head_lines >= 0 && safe_component(f.dst.substr(0, f.dst.find('/'))))
+			map_cut_lines(text, jobdir + "/" + f.dst, f);
 	auto sub = [&](const std::string &from, const std::string &to) {
 		if (!json || json_plain(to))
 			replace_all(text, from, to);

@@ -624,6 +624,53 @@ START_TEST(planted_state_dir_is_replaced)
 }
 END_TEST
 
+START_TEST(safe_read_counts_the_cut_lines)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	std::string f = d + "/long.log";
+	FILE *fp = fopen(f.c_str(), "w");
+	for (int i = 1; i <= 3000; i++)
+		fprintf(fp, "line %d\n", i);
+	fclose(fp);
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.max_bytes_per_file = 4096;
+	lim.budget = &budget;
+	safe_copy_file(f, cred_for_job(getuid(), getgid()), lim, sfd, "copy", rep);
+	close(sfd);
+	ck_assert_int_eq(rep.files.size(), 1);
+	const copied_file &c = rep.files[0];
+	ck_assert(c.truncated);
+	ck_assert_int_ge(c.head_lines, 100);
+	ck_assert_int_ge(c.omitted_lines, 2000);
+	// Every whole line of the copy's tail maps back to its own number.
+	std::string copy = slurp(st + "/copy");
+	int64_t lineno = 0, checked = 0;
+	size_t p = 0;
+	bool first_tail = true;
+	while (p < copy.size()) {
+		size_t e = copy.find('\n', p);
+		std::string l = copy.substr(p, e == std::string::npos ? std::string::npos : e - p);
+		lineno++;
+		p = e == std::string::npos ? copy.size() : e + 1;
+		if (lineno <= c.head_lines + 2)
+			continue;
+		if (first_tail) { // starts mid-line
+			first_tail = false;
+			continue;
+		}
+		int n = 0;
+		if (sscanf(l.c_str(), "line %d", &n) == 1) {
+			ck_assert_int_eq(lineno + c.omitted_lines - 2, n);
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 100);
+}
+END_TEST
+
 START_TEST(safe_read_skips_holes)
 {
 	std::string d = make_tmpdir(), st = make_tmpdir();
@@ -685,6 +732,7 @@ int main()
 	tcase_add_test(tc, spool_dir_needs_the_plugins_marker);
 	tcase_add_test(tc, planted_state_dir_is_replaced);
 	tcase_add_test(tc, safe_read_skips_holes);
+	tcase_add_test(tc, safe_read_counts_the_cut_lines);
 	suite_add_tcase(s, tc);
 	return diag_ck_run(s);
 }

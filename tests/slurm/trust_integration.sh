@@ -382,11 +382,19 @@ else
 fi
 
 # ---------------------------------------------------------------- 9: messages
-j=$(submit cite -- "python3 -c '1/0'")
+# A stderr longer than max_bytes_per_file (1M): the traceback is in the
+# copy's tail, and the report must give its line in the original file.
+j=$(submit cite -- "python3 -c 'import sys
+for i in range(200000): print(\"step\", i, \"loss 0.25\", file=sys.stderr)
+1/0'")
 if wait_epilogs "$j"; then
 	r=$(report "$j")
-	check "9 the report cites the job's own stderr file" matches "$r" "$WORK/jobs/cite-$j.err"
+	errf=$WORK/jobs/cite-$j.err
+	check "9 the report cites the job's own stderr file" matches "$r" "$errf"
 	check "9 the report cites no staging copy" not_matches "$r" "$STATE/"
+	n=$(echo "$r" | grep -o "$errf:[0-9]*" | head -1 | sed 's/.*://')
+	check "9 the cited line ($n) is the traceback's line in the original file" \
+		sh -c "[ -n '$n' ] && sed -n '${n:-0}p' '$errf' | grep -Eq 'Traceback|File \"<string>\"|ZeroDivisionError'"
 else
 	bad "9 report citations: epilogs did not finish"
 fi
