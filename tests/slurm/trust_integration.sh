@@ -104,7 +104,16 @@ CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
 CG_NAME=denpex-trust-$$
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	CG=/sys/fs/cgroup/$CG_NAME
-	cg_limit() { mkdir -p "$CG/$1" && echo "$2" >"$CG/$1/memory.max" && { echo 0 >"$CG/$1/memory.swap.max"; true; } 2>/dev/null; }
+	# The memory controller must reach $CG's children (no process lives in
+	# $CG itself, so enabling it there is allowed).
+	cg_limit() {
+		mkdir -p "$CG" || return 1
+		grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+			echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		grep -qw memory "$CG/cgroup.subtree_control" || echo +memory >"$CG/cgroup.subtree_control" || return 1
+		mkdir -p "$CG/$1" && echo "$2" >"$CG/$1/memory.max" &&
+			{ echo 0 >"$CG/$1/memory.swap.max"; true; } 2>/dev/null
+	}
 else
 	CG=/sys/fs/cgroup/memory/$CG_NAME
 	cg_limit() {
