@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -23,8 +24,18 @@ char *dup_string(const std::string &s)
 	return p;
 }
 
-denpex_status diagnose(const char *const *paths, size_t npaths, const denpex_options *opts, char **verdict_json,
-		       char **verdict_text, char **comment_line, char **warnings, char **report_html) noexcept;
+denpex_status diagnose(const denpex_source *sources, size_t nsources, const denpex_options *opts,
+		       char **verdict_json, char **verdict_text, char **comment_line, char **warnings,
+		       char **report_html) noexcept;
+
+// The CLI's trust: every path is evidence.
+std::vector<denpex_source> trusted(const char *const *paths, size_t npaths)
+{
+	std::vector<denpex_source> sources;
+	for (size_t i = 0; paths && i < npaths; i++)
+		sources.push_back({paths[i], DENPEX_SOURCE_TRUSTED});
+	return sources;
+}
 
 } // namespace
 
@@ -40,14 +51,40 @@ void denpex_options_init(denpex_options *opts)
 denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, const denpex_options *opts,
 				    char **verdict_json, char **verdict_text, char **comment_line, char **warnings) noexcept
 {
-	return diagnose(paths, npaths, opts, verdict_json, verdict_text, comment_line, warnings, nullptr);
+	return denpex_diagnose_paths_report(paths, npaths, opts, verdict_json, verdict_text, comment_line, warnings,
+					    nullptr);
 }
 
 denpex_status denpex_diagnose_paths_report(const char *const *paths, size_t npaths, const denpex_options *opts,
 					   char **verdict_json, char **verdict_text, char **comment_line, char **warnings,
 					   char **report_html) noexcept
 {
-	return diagnose(paths, npaths, opts, verdict_json, verdict_text, comment_line, warnings, report_html);
+	try {
+		if (!paths && npaths) {
+			last_error = "no paths given";
+			return DENPEX_ERR_ARGS;
+		}
+		std::vector<denpex_source> sources = trusted(paths, npaths);
+		return diagnose(sources.data(), sources.size(), opts, verdict_json, verdict_text, comment_line,
+				warnings, report_html);
+	} catch (...) {
+		last_error = "internal error";
+	}
+	return DENPEX_ERR_INTERNAL;
+}
+
+denpex_status denpex_diagnose_sources(const denpex_source *sources, size_t nsources, const denpex_options *opts,
+				      char **verdict_json, char **verdict_text, char **comment_line,
+				      char **warnings) noexcept
+{
+	return diagnose(sources, nsources, opts, verdict_json, verdict_text, comment_line, warnings, nullptr);
+}
+
+denpex_status denpex_diagnose_sources_report(const denpex_source *sources, size_t nsources,
+					     const denpex_options *opts, char **verdict_json, char **verdict_text,
+					     char **comment_line, char **warnings, char **report_html) noexcept
+{
+	return diagnose(sources, nsources, opts, verdict_json, verdict_text, comment_line, warnings, report_html);
 }
 
 void denpex_free(void *p)
@@ -64,11 +101,12 @@ const char *denpex_last_error(void)
 
 namespace {
 
-denpex_status diagnose(const char *const *paths, size_t npaths, const denpex_options *opts, char **verdict_json,
-		       char **verdict_text, char **comment_line, char **warnings, char **report_html) noexcept
+denpex_status diagnose(const denpex_source *sources, size_t npaths, const denpex_options *opts,
+		       char **verdict_json, char **verdict_text, char **comment_line, char **warnings,
+		       char **report_html) noexcept
 {
 	try {
-		if ((!paths && npaths) || npaths == 0) {
+		if ((!sources && npaths) || npaths == 0) {
 			last_error = "no paths given";
 			return DENPEX_ERR_ARGS;
 		}
@@ -91,8 +129,8 @@ denpex_status diagnose(const char *const *paths, size_t npaths, const denpex_opt
 			return DENPEX_ERR_CONFIG;
 		}
 		for (size_t i = 0; i < npaths; i++)
-			if (paths[i])
-				an.add_path(paths[i]);
+			if (sources[i].path)
+				an.add_path(sources[i].path, sources[i].provenance == DENPEX_SOURCE_JOB_OUTPUT);
 		if (an.usable_sources() == 0) {
 			last_error = "nothing usable in the given paths";
 			if (warnings)
