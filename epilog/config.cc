@@ -247,6 +247,8 @@ config_result config_parse_string(const std::string &text, const std::string &na
 			num_key(c.max_bytes_per_file, 4096, 1ull << 40);
 		else if (e.key == "max_total_bytes")
 			num_key(c.max_total_bytes, 4096, 1ull << 40);
+		else if (e.key == "max_state_bytes")
+			num_key(c.max_state_bytes, 4096, 1ull << 44);
 		else if (e.key == "kernel_max_bytes")
 			num_key(c.kernel_max_bytes, 0, 1ull << 30);
 		else if (e.key == "kernel_slack_s")
@@ -278,6 +280,9 @@ config_result config_parse_string(const std::string &text, const std::string &na
 				bad("expected node or slurmctld");
 		} else if (e.key == "keep_state") {
 			if (!parse_bool(v, c.keep_state))
+				bad("expected true or false");
+		} else if (e.key == "keep_spool") {
+			if (!parse_bool(v, c.keep_spool))
 				bad("expected true or false");
 		} else {
 			r.errors.push_back(where + ": unknown key, ignored");

@@ -25,6 +25,8 @@ struct config {
 	unsigned read_timeout_s = 10;
 	uint64_t max_bytes_per_file = 16ull << 20;
 	uint64_t max_total_bytes = 256ull << 20;
+	// All staging on this node (every job's, under state_dir) stays below this.
+	uint64_t max_state_bytes = 1ull << 30;
 	uint64_t kernel_max_bytes = 1ull << 20;
 	unsigned kernel_slack_s = 60;
 	enum comment_field comment_field = comment_field::comment;
@@ -35,6 +37,9 @@ struct config {
 	enum kernel_source kernel_log = kernel_source::kmsg;
 	enum diagnose_site diagnose_in = diagnose_site::node;
 	bool keep_state = false;
+	// Keep <spool_dir>/<job>/ after its evidence is gathered (debugging only:
+	// a kept dir is never adopted by a later job with the same id).
+	bool keep_spool = false;
 };
 
 // Messages about the file, each a full sentence naming file and line.
