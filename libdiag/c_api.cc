@@ -3,6 +3,7 @@
 #include "denpex_diag.h"
 
 #include "pipeline.hh"
+#include "rendering/metrics.hh"
 
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +110,29 @@ denpex_status denpex_diagnose_sources(const denpex_source *sources, size_t npath
 void denpex_free(void *p)
 {
 	free(p);
+}
+
+denpex_status denpex_metrics_record(const char *metrics_dir, const char *verdict_json, double epilog_seconds,
+				    int epilog_error, double lock_timeout_s) noexcept
+{
+	try {
+		if (!metrics_dir || !*metrics_dir) {
+			last_error = "no metrics directory";
+			return DENPEX_ERR_ARGS;
+		}
+		std::string err;
+		if (!diag::metrics_record(metrics_dir, verdict_json ? verdict_json : "", epilog_seconds,
+					  epilog_error != 0, lock_timeout_s, err)) {
+			last_error = err;
+			return DENPEX_ERR_INPUT;
+		}
+		return DENPEX_OK;
+	} catch (const std::exception &e) {
+		last_error = std::string("internal error: ") + e.what();
+	} catch (...) {
+		last_error = "internal error";
+	}
+	return DENPEX_ERR_INTERNAL;
 }
 
 const char *denpex_last_error(void)
