@@ -16,9 +16,10 @@ denpex_epilog_SOURCES = \
 	%reldir%/spool_trust.hh %reldir%/spool_trust.cc \
 	%reldir%/comment_queue.hh %reldir%/comment_queue.cc \
 	%reldir%/slurm_io.hh %reldir%/slurm_io.cc \
+	%reldir%/gpu_health_collect.hh %reldir%/gpu_health_collect.cc \
 	$(NULL)
-denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS)
-denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(YAML_LIBS)
+denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS)
+denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
 # The man pages name the configuration file where this build looks for it
 # ($(sysconfdir)/denpex/denpex.yaml: /etc/denpex/... with --sysconfdir=/etc).
