@@ -27,6 +27,6 @@ man_MANS = man/denpex-epilog.8 man/denpex.yaml.5
 EXTRA_DIST += man/denpex-epilog.8.in man/denpex.yaml.5.in
 CLEANFILES += man/denpex-epilog.8 man/denpex.yaml.5
 man/denpex-epilog.8: $(srcdir)/man/denpex-epilog.8.in Makefile
-	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex-epilog.8.in >$@.tmp && mv -f $@.tmp $@
+	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' -e 's|@pkgdatadir[@]|$(pkgdatadir)|g' $(srcdir)/man/denpex-epilog.8.in >$@.tmp && mv -f $@.tmp $@
 man/denpex.yaml.5: $(srcdir)/man/denpex.yaml.5.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex.yaml.5.in >$@.tmp && mv -f $@.tmp $@
