@@ -155,6 +155,9 @@ START_TEST(garbage_gives_a_note)
 	// Not DCGM at all: not sniffed as such.
 	ck_assert(sniff_gpu_health("[Mon Oct 26 03:51:27 2026] NVRM: Xid (PCI:0000:5d:00): 79\n") == gpu_health_format::none);
 	ck_assert(sniff_gpu_health("# HELP node_cpu_seconds_total x\nnode_cpu_seconds_total 1\n") == gpu_health_format::none);
+	// A job log with an nvidia-smi dump inside stays a log.
+	ck_assert(sniff_gpu_health("step 1 loss 2.3\n\n==============NVSMI LOG==============\n") == gpu_health_format::none);
+	ck_assert(sniff_gpu_health("\n==============NVSMI LOG==============\n") == gpu_health_format::nvidia_smi_text);
 	// Binary and cut-off input never throws.
 	std::string bin(4096, '\0');
 	for (size_t i = 0; i < bin.size(); i++)

@@ -76,14 +76,21 @@ std::string normalize_bus_id(const std::string &s)
 
 gpu_health_format sniff_gpu_health(std::string_view head)
 {
-	if (head.find("==============NVSMI LOG==============") != std::string_view::npos)
+	// Only a file that begins as the tool's output: a job log that has an
+	// nvidia-smi dump somewhere in it is still a log.
+	size_t b = head.find_first_not_of(" \t\r\n");
+	if (b == std::string_view::npos)
+		return gpu_health_format::none;
+	std::string_view h = head.substr(b);
+	auto starts = [&](std::string_view p) { return h.substr(0, p.size()) == p; };
+	if (starts("==============NVSMI LOG=============="))
 		return gpu_health_format::nvidia_smi_text;
-	if (head.find("<nvidia_smi_log") != std::string_view::npos)
+	if (starts("<?xml") && h.substr(0, 4096).find("<nvidia_smi_log") != std::string_view::npos)
 		return gpu_health_format::nvidia_smi_xml;
-	if (head.find("\"DCGM GPU Diagnostic\"") != std::string_view::npos)
+	if (starts("{") && h.substr(0, 4096).find("\"DCGM GPU Diagnostic\"") != std::string_view::npos)
 		return gpu_health_format::dcgmi_diag_json;
-	if (head.find("Successfully retrieved statistics for job") != std::string_view::npos ||
-	    (head.find("| GPU ID: ") != std::string_view::npos && head.find("Execution Stats") != std::string_view::npos))
+	if (starts("Successfully retrieved statistics for job") ||
+	    (starts("+---") && h.substr(0, 1024).find("| GPU ID: ") != std::string_view::npos))
 		return gpu_health_format::dcgmi_stats;
 	// Exposition text whose first sample or HELP names a DCGM field.
 	size_t p = 0;
