@@ -97,6 +97,8 @@ bool kernel_line_is_jobs(const std::string &text, double t, const job_scope &sco
 	if (!jobs.empty())
 		return contains(jobs, static_cast<long>(scope.job_id));
 	std::vector<std::string> buses = bus_ids_in(text);
+	if (!buses.empty() && scope.gpu_buses.empty() && scope.node_exclusive && after_start)
+		return true;
 	if (!buses.empty() && !scope.gpu_buses.empty()) {
 		for (const std::string &b : buses)
 			if (std::find(scope.gpu_buses.begin(), scope.gpu_buses.end(), b) != scope.gpu_buses.end())

@@ -6,7 +6,8 @@
 //     plugin) and it was logged after the job started, or
 //   - a uid in it is the job's user (not root) and it was logged after the
 //     job started, or
-//   - a GPU bus id in it is one of the job's allocated GPUs.
+//   - a GPU bus id in it is one of the job's allocated GPUs (any GPU of the
+//     node when the job had the node exclusively and Slurm lists none).
 // A line that names another job's cgroup or another GPU is never the job's,
 // whatever its uid. Everything else is a node-level event: counted for the
 // admin report, its text never kept.
@@ -25,6 +26,9 @@ struct job_scope {
 	std::vector<long> pids;             // the job's task pids on this node
 	std::vector<std::string> gpu_buses; // allocated GPUs, "0000:3b:00"
 	double start = 0;                   // job start, epoch seconds (0: unknown)
+	// The job had the node to itself (--exclusive): with no GPU list from
+	// Slurm (GPUs not managed as gres), every GPU of the node was its.
+	bool node_exclusive = false;
 };
 
 // text: the message (after "kernel: "); t: its time, epoch seconds.

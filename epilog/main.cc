@@ -554,10 +554,10 @@ bool epilog_run::wanted(std::string &why)
 			     j.std_err, j.work_dir, j.name, j.batch_host, j.nodes,
 			     std::to_string(j.start), std::to_string(j.end), std::to_string(j.array_job_id),
 			     std::to_string(j.array_task_id), std::to_string(j.restart_cnt),
-			     std::to_string(j.uid), std::to_string(j.gid)});
+			     std::to_string(j.uid), std::to_string(j.gid), j.exclusive ? "1" : "0"});
 	});
 	std::vector<std::string> f = packed ? unpack(*packed) : std::vector<std::string>();
-	if (f.size() == 20 && f[0] == "1") {
+	if (f.size() == 21 && f[0] == "1") {
 		auto u = [&](size_t i) { return static_cast<uint32_t>(strtoul(f[i].c_str(), nullptr, 10)); };
 		ji.loaded = true;
 		ji.state = f[1];
@@ -579,6 +579,7 @@ bool epilog_run::wanted(std::string &why)
 		ji.restart_cnt = u(17);
 		ji.uid = u(18);
 		ji.gid = u(19);
+		ji.exclusive = f[20] == "1";
 	} else {
 		err = f.size() == 2 ? f[1] : "no answer from slurmctld in time";
 		// slurmctld answered, and knows no such job: a made-up id (run by
@@ -752,6 +753,7 @@ void epilog_run::gather_node(int jfd)
 		scope.uid = ctx.uid;
 		scope.pids = spool.pids;
 		scope.gpu_buses = gpu_buses_of("/proc/driver/nvidia/gpus", ctx.job_gpus);
+		scope.node_exclusive = ji.exclusive;
 		scope.start = static_cast<double>(ji.start);
 		std::string err;
 		uint64_t others = 0;
@@ -782,11 +784,36 @@ void epilog_run::gather_node(int jfd)
 	remove_spool(false);
 }
 
+// "path:N" of a head-and-tail copy as the original's line: the tail's lines
+// shift by what was left out (uncounted: said so).
+void map_cut_lines(std::string &text, const std::string &path, const copied_file &f)
+{
+	if (f.head_lines < 0)
+		return;
+	std::string key = path + ":";
+	for (size_t p = text.find(key); p != std::string::npos; p = text.find(key, p + key.size())) {
+		size_t q = p + key.size(), e = q;
+		while (e < text.size() && isdigit(static_cast<unsigned char>(text[e])) && e - q < 18)
+			e++;
+		if (e == q)
+			continue;
+		long long c = strtoll(text.c_str() + q, nullptr, 10);
+		if (c <= f.head_lines + 2)
+			continue;
+		std::string to = f.omitted_lines >= 0 ? std::to_string(c + f.omitted_lines - 2)
+						      : std::to_string(c) + " (line of the cut copy)";
+		text.replace(q, e - q, to);
+	}
+}
+
 // Evidence cited where it came from, not by the staging copies (deleted
-// after the diagnosis).
+// after the diagnosis), with the original's line numbers.
 std::string epilog_run::cite_originals(std::string text, bool json) const
 {
 	std::string jobdir = cfg.state_dir + "/" + key;
+	for (const copied_file &f : rep.files)
+		if (f.head_lines >= 0 && safe_component(f.dst.substr(0, f.dst.find('/'))))
+			map_cut_lines(text, jobdir + "/" + f.dst, f);
 	auto sub = [&](const std::string &from, const std::string &to) {
 		if (!json || json_plain(to))
 			replace_all(text, from, to);

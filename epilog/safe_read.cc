@@ -23,6 +23,8 @@ namespace {
 constexpr char rec_file = 'F';
 constexpr char rec_skip = 'S';
 constexpr char rec_end = 'E';
+constexpr char rec_lines = 'L'; // after a cut file: its line counts
+constexpr uint64_t max_count_bytes = 1ull << 30; // newlines counted in a cut middle
 constexpr size_t chunk_size = 64 * 1024;
 constexpr size_t name_max = 4096;
 
@@ -62,7 +64,7 @@ bool put_chunk(int fd, const char *p, uint32_t n)
 
 // Copies up to limit bytes from fd to out as chunks; false only when out
 // fails (a short file just ends the copy).
-bool copy_chunks(int out, int fd, uint64_t limit)
+bool copy_chunks(int out, int fd, uint64_t limit, int64_t *newlines = nullptr)
 {
 	static char buf[chunk_size];
 	uint64_t done = 0;
@@ -75,9 +77,33 @@ bool copy_chunks(int out, int fd, uint64_t limit)
 			break;
 		if (!put_chunk(out, buf, static_cast<uint32_t>(r)))
 			return false;
+		if (newlines)
+			for (ssize_t i = 0; i < r; i++)
+				*newlines += buf[i] == '\n';
 		done += static_cast<uint64_t>(r);
 	}
 	return true;
+}
+
+// Newlines in [off, end) of fd; -1 when there is too much to count.
+int64_t count_newlines(int fd, uint64_t off, uint64_t end)
+{
+	if (end - off > max_count_bytes)
+		return -1;
+	static char buf[chunk_size];
+	int64_t n = 0;
+	while (off < end) {
+		ssize_t r = pread(fd, buf, static_cast<size_t>(std::min<uint64_t>(sizeof(buf), end - off)),
+				  static_cast<off_t>(off));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		for (ssize_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+		off += static_cast<uint64_t>(r);
+	}
+	return n;
 }
 
 // Copies [off, off + len) of fd as chunks without its NUL bytes (the zeros
@@ -170,18 +196,22 @@ bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t c
 	if (sparse)
 		return send_sparse(out, fd, size, cap);
 	uint64_t head = size <= cap ? cap : cap / 2;
-	if (!copy_chunks(out, fd, head))
+	int64_t head_lines = 0;
+	if (!copy_chunks(out, fd, head, &head_lines))
 		return false;
-	if (size > cap) {
-		uint64_t tail = cap - head;
-		std::string mark = "\n[denpex-epilog: " + std::to_string(size - head - tail) +
-				   " bytes omitted]\n";
-		if (!put_chunk(out, mark.data(), static_cast<uint32_t>(mark.size())))
-			return false;
-		if (lseek(fd, static_cast<off_t>(size - tail), SEEK_SET) >= 0 && !copy_chunks(out, fd, tail))
-			return false;
-	}
-	return put_chunk(out, nullptr, 0);
+	if (size <= cap)
+		return put_chunk(out, nullptr, 0);
+	uint64_t tail = cap - head;
+	std::string mark = "\n[denpex-epilog: " + std::to_string(size - head - tail) + " bytes omitted]\n";
+	if (!put_chunk(out, mark.data(), static_cast<uint32_t>(mark.size())))
+		return false;
+	if (lseek(fd, static_cast<off_t>(size - tail), SEEK_SET) >= 0 && !copy_chunks(out, fd, tail))
+		return false;
+	if (!put_chunk(out, nullptr, 0))
+		return false;
+	int64_t omitted = count_newlines(fd, head, size - tail);
+	return write_all(out, &rec_lines, 1) && put_str(out, name) && write_all(out, &head_lines, sizeof(head_lines)) &&
+	       write_all(out, &omitted, sizeof(omitted));
 }
 
 // Opens name (relative to dirfd, or absolute) without following a final
@@ -466,6 +496,20 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 			rep.skipped.push_back({shown, why});
 			continue;
 		}
+		if (type == rec_lines) {
+			int64_t h, m;
+			if (!rd.get(&h, sizeof(h)) || !rd.get(&m, sizeof(m))) {
+				stop_reason = "bad record from reader";
+				break;
+			}
+			// Only for a copy this side did not cut further (byte budget).
+			if (!rep.files.empty() && rep.files.back().src == shown && rep.files.back().bytes > 0 &&
+			    !rep.files.back().budget_cut) {
+				rep.files.back().head_lines = h;
+				rep.files.back().omitted_lines = m;
+			}
+			continue;
+		}
 		if (type != rec_file) {
 			stop_reason = "bad record from reader";
 			break;
@@ -505,7 +549,7 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 				room = *lim.budget;
 			uint64_t w = std::min<uint64_t>(room, n);
 			if (w < n)
-				cf.truncated = true;
+				cf.truncated = cf.budget_cut = true;
 			if (w > 0 && write_all(out, buf.data(), static_cast<size_t>(w))) {
 				cf.bytes += w;
 				if (lim.budget)
@@ -518,7 +562,7 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 			fsync(out);
 			close(out);
 			if (broken)
-				cf.truncated = true;
+				cf.truncated = cf.budget_cut = true;
 			rep.files.push_back(cf);
 		} else {
 			rep.skipped.push_back({shown, why_not});

@@ -35,6 +35,13 @@ struct copied_file {
 	uint64_t src_size = 0;
 	uint64_t bytes = 0;
 	bool truncated = false;
+	// A head-and-tail copy: newlines in its head and in what was left out
+	// (-1: not counted), so that the copy's line numbers can be mapped back
+	// to the original's: copy line c > head_lines + 2 is original line
+	// c + omitted_lines - 2.
+	int64_t head_lines = -1;
+	int64_t omitted_lines = -1;
+	bool budget_cut = false; // this side cut it further (caps): no mapping
 };
 
 struct skipped_file {

@@ -242,6 +242,7 @@ bool load_job(uint32_t job_id, job_info &out, std::string &err)
 		out.restart_cnt = j->restart_cnt;
 		out.uid = j->user_id;
 		out.gid = j->group_id;
+		out.exclusive = j->shared == JOB_SHARED_NONE;
 	}
 	slurm_free_job_info_msg(msg);
 	if (!found)

@@ -25,6 +25,7 @@ struct job_info {
 	uint32_t restart_cnt = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
+	bool exclusive = false; // --exclusive: the nodes (and their GPUs) were the job's alone
 };
 
 struct acct_step {

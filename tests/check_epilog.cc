@@ -593,6 +593,16 @@ START_TEST(kernel_lines_attributed_to_the_job_only)
 	ck_assert(!kernel_line_is_jobs("Mem-Info:", 5001, j));
 	// The user's earlier job (same uid, before this one started) is not this one.
 	ck_assert(!kernel_line_is_jobs("Memory cgroup out of memory: Killed process 9 (python) UID:1000", 4990, j));
+	// No GPU list from Slurm: a GPU line is the job's only when it had the node alone.
+	job_scope k;
+	k.job_id = 43;
+	k.uid = 1000;
+	k.start = 5000;
+	const char *xid = "NVRM: Xid (PCI:0000:86:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+	ck_assert(!kernel_line_is_jobs(xid, 5001, k));
+	k.node_exclusive = true;
+	ck_assert(kernel_line_is_jobs(xid, 5001, k));
+	ck_assert(!kernel_line_is_jobs(xid, 4990, k));
 	CK_STR_EQ(normalize_bus_id("00000000:3B:00.0"), "0000:3b:00");
 	CK_STR_EQ(normalize_bus_id("3b:00.1"), "0000:3b:00");
 	ck_assert(normalize_bus_id("has").empty());
@@ -682,6 +692,53 @@ START_TEST(planted_state_dir_is_replaced)
 }
 END_TEST
 
+START_TEST(safe_read_counts_the_cut_lines)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	std::string f = d + "/long.log";
+	FILE *fp = fopen(f.c_str(), "w");
+	for (int i = 1; i <= 3000; i++)
+		fprintf(fp, "line %d\n", i);
+	fclose(fp);
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	uint64_t budget = 1 << 20;
+	read_limits lim;
+	lim.max_bytes_per_file = 4096;
+	lim.budget = &budget;
+	safe_copy_file(f, cred_for_job(getuid(), getgid()), lim, sfd, "copy", rep);
+	close(sfd);
+	ck_assert_int_eq(rep.files.size(), 1);
+	const copied_file &c = rep.files[0];
+	ck_assert(c.truncated);
+	ck_assert_int_ge(c.head_lines, 100);
+	ck_assert_int_ge(c.omitted_lines, 2000);
+	// Every whole line of the copy's tail maps back to its own number.
+	std::string copy = slurp(st + "/copy");
+	int64_t lineno = 0, checked = 0;
+	size_t p = 0;
+	bool first_tail = true;
+	while (p < copy.size()) {
+		size_t e = copy.find('\n', p);
+		std::string l = copy.substr(p, e == std::string::npos ? std::string::npos : e - p);
+		lineno++;
+		p = e == std::string::npos ? copy.size() : e + 1;
+		if (lineno <= c.head_lines + 2)
+			continue;
+		if (first_tail) { // starts mid-line
+			first_tail = false;
+			continue;
+		}
+		int n = 0;
+		if (sscanf(l.c_str(), "line %d", &n) == 1) {
+			ck_assert_int_eq(lineno + c.omitted_lines - 2, n);
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 100);
+}
+END_TEST
+
 START_TEST(safe_read_skips_holes)
 {
 	std::string d = make_tmpdir(), st = make_tmpdir();
@@ -745,6 +802,7 @@ int main()
 	tcase_add_test(tc, spool_dir_needs_the_plugins_marker);
 	tcase_add_test(tc, planted_state_dir_is_replaced);
 	tcase_add_test(tc, safe_read_skips_holes);
+	tcase_add_test(tc, safe_read_counts_the_cut_lines);
 	suite_add_tcase(s, tc);
 	return diag_ck_run(s);
 }

@@ -104,7 +104,16 @@ CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
 CG_NAME=denpex-trust-$$
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	CG=/sys/fs/cgroup/$CG_NAME
-	cg_limit() { mkdir -p "$CG/$1" && echo "$2" >"$CG/$1/memory.max" && { echo 0 >"$CG/$1/memory.swap.max"; true; } 2>/dev/null; }
+	# The memory controller must reach $CG's children (no process lives in
+	# $CG itself, so enabling it there is allowed).
+	cg_limit() {
+		mkdir -p "$CG" || return 1
+		grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+			echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		grep -qw memory "$CG/cgroup.subtree_control" || echo +memory >"$CG/cgroup.subtree_control" || return 1
+		mkdir -p "$CG/$1" && echo "$2" >"$CG/$1/memory.max" &&
+			{ echo 0 >"$CG/$1/memory.swap.max"; true; } 2>/dev/null
+	}
 else
 	CG=/sys/fs/cgroup/memory/$CG_NAME
 	cg_limit() {
@@ -382,11 +391,19 @@ else
 fi
 
 # ---------------------------------------------------------------- 9: messages
-j=$(submit cite -- "python3 -c '1/0'")
+# A stderr longer than max_bytes_per_file (1M): the traceback is in the
+# copy's tail, and the report must give its line in the original file.
+j=$(submit cite -- "python3 -c 'import sys
+for i in range(200000): print(\"step\", i, \"loss 0.25\", file=sys.stderr)
+1/0'")
 if wait_epilogs "$j"; then
 	r=$(report "$j")
-	check "9 the report cites the job's own stderr file" matches "$r" "$WORK/jobs/cite-$j.err"
+	errf=$WORK/jobs/cite-$j.err
+	check "9 the report cites the job's own stderr file" matches "$r" "$errf"
 	check "9 the report cites no staging copy" not_matches "$r" "$STATE/"
+	n=$(echo "$r" | grep -o "$errf:[0-9]*" | head -1 | sed 's/.*://')
+	check "9 the cited line ($n) is the traceback's line in the original file" \
+		sh -c "[ -n '$n' ] && sed -n '${n:-0}p' '$errf' | grep -Eq 'Traceback|File \"<string>\"|ZeroDivisionError'"
 else
 	bad "9 report citations: epilogs did not finish"
 fi
