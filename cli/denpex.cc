@@ -6,6 +6,11 @@
 #include "rendering/report_html.hh"
 #include "rendering/timeline_svg.hh"
 #include "serve.hh"
+#include "rendering/metrics.hh"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -37,6 +42,7 @@ const char *main_usage =
 	"  timeline [--json] [--around S] PATH... | -\n"
 	"                                  print the merged, clock-corrected timeline\n"
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
+	"  metrics [-o FILE] DIR...        Prometheus metrics from directories of admin reports\n"
 	"  check-signatures [--conf DIR] [--literals]\n"
 	"                                  load and check the signature and knowledge files\n"
 	"  serve [--listen ADDR:PORT]      the diagnosis console: a web page to paste logs\n"
@@ -91,6 +97,23 @@ const char *fr_usage =
 	"of them): per process group, the collective where progress stopped, the ranks\n"
 	"missing from it or stuck in it, mismatches, and ranks without a dump.\n"
 	"Exit 0 with a report; 2 when no dump could be read.\n";
+
+const char *metrics_usage =
+	"Usage: denpex metrics [-o FILE] DIR...\n"
+	"\n"
+	"Builds the Prometheus text exposition of the epilog's verdict metrics\n"
+	"(denpex_failures_total by class, next action and initiating node;\n"
+	"denpex_gpu_hardware_verdicts_total and its last-verdict time by node, GPU\n"
+	"and Xid) from the verdict JSON files (*.json) of the admin report\n"
+	"directories given, for sites that run it from cron instead of the epilog.\n"
+	"\n"
+	"Options:\n"
+	"  -o FILE    write FILE atomically (temp file and rename, as node_exporter's\n"
+	"             textfile collector requires) instead of standard output\n"
+	"  -h, --help show this help\n"
+	"\n"
+	"Exit status: 0 when the exposition was written (also with no reports); 2 on\n"
+	"bad arguments or an unreadable directory.\n";
 
 int usage_error(const std::string &msg)
 {
@@ -401,6 +424,82 @@ int cmd_fr(int argc, char **argv)
 	return exit_ok;
 }
 
+// Reads the admin reports' verdicts (*.json, bounded) into one exposition.
+int cmd_metrics(int argc, char **argv)
+{
+	std::string out_file;
+	std::vector<std::string> dirs;
+	for (int i = 0; i < argc; i++) {
+		std::string a = argv[i];
+		if (a == "-h" || a == "--help") {
+			fputs(metrics_usage, stdout);
+			return exit_ok;
+		} else if (a == "-o") {
+			if (i + 1 >= argc)
+				return usage_error("-o needs a file");
+			out_file = argv[++i];
+		} else if (a.size() > 1 && a[0] == '-') {
+			return usage_error("unknown option '" + a + "' for metrics");
+		} else {
+			dirs.push_back(a);
+		}
+	}
+	if (dirs.empty())
+		return usage_error("metrics needs at least one directory of admin reports");
+	diag::metrics_state st;
+	size_t skipped = 0;
+	for (const std::string &d : dirs) {
+		DIR *dp = opendir(d.c_str());
+		if (!dp) {
+			fprintf(stderr, "denpex: %s: %s\n", d.c_str(), strerror(errno));
+			return exit_usage;
+		}
+		std::vector<std::string> names;
+		while (struct dirent *e = readdir(dp)) {
+			std::string n = e->d_name;
+			if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n[0] != '.')
+				names.push_back(n);
+		}
+		closedir(dp);
+		std::sort(names.begin(), names.end());
+		for (const std::string &n : names) {
+			std::string path = d + "/" + n;
+			int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			struct stat sb;
+			if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (16 << 20)) {
+				if (fd >= 0)
+					close(fd);
+				skipped++;
+				continue;
+			}
+			std::string text;
+			char buf[65536];
+			ssize_t r;
+			while ((r = read(fd, buf, sizeof buf)) > 0)
+				text.append(buf, static_cast<size_t>(r));
+			close(fd);
+			std::string err;
+			if (!diag::metrics_add_verdict(st, text, static_cast<int64_t>(sb.st_mtime), err))
+				skipped++;
+		}
+	}
+	if (skipped)
+		fprintf(stderr, "denpex: %zu file%s skipped: not a readable verdict\n", skipped, skipped == 1 ? "" : "s");
+	std::string text = diag::metrics_exposition(st);
+	if (out_file.empty()) {
+		fwrite(text.data(), 1, text.size(), stdout);
+		return exit_ok;
+	}
+	size_t slash = out_file.rfind('/');
+	std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : out_file.substr(0, slash);
+	std::string err;
+	if (!diag::metrics_write_atomic(dir, slash == std::string::npos ? out_file : out_file.substr(slash + 1), text, err)) {
+		fprintf(stderr, "denpex: %s\n", err.c_str());
+		return exit_usage;
+	}
+	return exit_ok;
+}
+
 int cmd_check_signatures(int argc, char **argv)
 {
 	std::string conf;
@@ -468,6 +567,8 @@ int run(int argc, char **argv)
 			fputs(fr_usage, stdout);
 		else if (argc > 2 && !strcmp(argv[2], "serve"))
 			fputs(cli::serve_usage, stdout);
+		else if (argc > 2 && !strcmp(argv[2], "metrics"))
+			fputs(metrics_usage, stdout);
 		else
 			fputs(main_usage, stdout);
 		return exit_ok;
@@ -480,6 +581,8 @@ int run(int argc, char **argv)
 		return cmd_fr(argc - 2, argv + 2);
 	if (cmd == "serve")
 		return cli::cmd_serve(argc - 2, argv + 2);
+	if (cmd == "metrics")
+		return cmd_metrics(argc - 2, argv + 2);
 	if (cmd == "check-signatures")
 		return cmd_check_signatures(argc - 2, argv + 2);
 	return usage_error("unknown command '" + cmd + "'");

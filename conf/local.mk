@@ -19,3 +19,6 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/watchdog.yaml \
 	$(NULL)
 EXTRA_DIST += %reldir%/signatures/SCHEMA.md
+# Grafana dashboard over the epilog's denpex_* metrics (import it in Grafana).
+grafanadir = $(pkgdatadir)/grafana
+dist_grafana_DATA = %reldir%/grafana/denpex.json

@@ -181,6 +181,25 @@ config_result config_parse_string(const std::string &text, const std::string &na
 		auto bad = [&](const std::string &why) {
 			r.errors.push_back(where + ": " + why + "; using the default");
 		};
+		if (e.key == "dcgm") {
+			// A list, or one word; [] switches collection off.
+			std::vector<std::string> items = e.is_list ? e.items : std::vector<std::string>{e.scalar};
+			if (!e.is_list && (e.scalar.empty() || e.scalar == "off"))
+				items.clear();
+			bool ok = true;
+			c.dcgm_sources.clear();
+			for (const std::string &s : items) {
+				if (s != "dcgmi" && s != "nvidia-smi" && s != "prometheus") {
+					bad("unknown source '" + s + "' (dcgmi, nvidia-smi, prometheus)");
+					ok = false;
+					break;
+				}
+				c.dcgm_sources.push_back(s);
+			}
+			if (!ok)
+				c.dcgm_sources.clear();
+			continue;
+		}
 		if (e.key == "diagnose_states") {
 			if (!e.is_list) {
 				bad("expected a list of job states");
@@ -232,6 +251,22 @@ config_result config_parse_string(const std::string &text, const std::string &na
 			path_key(c.state_dir);
 		else if (e.key == "report_dir")
 			path_key(c.report_dir);
+		else if (e.key == "metrics_dir") {
+			if (v.empty())
+				c.metrics_dir.clear();
+			else
+				path_key(c.metrics_dir);
+		} else if (e.key == "dcgmi_path")
+			path_key(c.dcgmi_path);
+		else if (e.key == "nvidia_smi_path")
+			path_key(c.nvidia_smi_path);
+		else if (e.key == "prometheus_url") {
+			if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
+				bad("expected an http:// or https:// URL");
+			else
+				c.prometheus_url = v;
+		} else if (e.key == "dcgm_timeout_s")
+			unum_key(c.dcgm_timeout_s, 1, 60);
 		else if (e.key == "conf_dir") {
 			if (v.empty())
 				c.conf_dir.clear();

@@ -40,7 +40,25 @@ struct config {
 	// Keep <spool_dir>/<job>/ after its evidence is gathered (debugging only:
 	// a kept dir is never adopted by a later job with the same id).
 	bool keep_spool = false;
+	// node_exporter textfile collector directory for denpex.prom; empty: off.
+	std::string metrics_dir;
+	// GPU health collected for corroboration: any of dcgmi, nvidia-smi
+	// (run on every node) and prometheus (dcgm-exporter series, asked by
+	// the diagnosing site); empty: none.
+	std::vector<std::string> dcgm_sources;
+	std::string dcgmi_path = "/usr/bin/dcgmi";
+	std::string nvidia_smi_path = "/usr/bin/nvidia-smi";
+	std::string prometheus_url;
+	unsigned dcgm_timeout_s = 5; // per source, and never past the deadline
 };
+
+inline bool config_dcgm(const config &c, const char *source)
+{
+	for (const auto &s : c.dcgm_sources)
+		if (s == source)
+			return true;
+	return false;
+}
 
 // Messages about the file, each a full sentence naming file and line.
 struct config_result {

@@ -20,6 +20,7 @@
 #include "comment_queue.hh"
 #include "config.hh"
 #include "expand.hh"
+#include "gpu_health_collect.hh"
 #include "kmsg.hh"
 #include "log.hh"
 #include "report.hh"
@@ -375,8 +376,58 @@ private:
 	void remove_spool(bool shared_ok);
 	std::string cite_originals(std::string text, bool json) const;
 	std::string gather_summary() const;
+	void collect_local_gpu_health(int jfd);
+	void collect_prometheus_gpu_health(int jfd);
 	std::string other_nodes_notes(int jfd) const;
 };
+
+// dcgmi and nvidia-smi on this node, as nobody: they need no privilege,
+// and root gains nothing by running a tool that parses driver output.
+void epilog_run::collect_local_gpu_health(int jfd)
+{
+	std::string node = "nodes/" + (safe_component(ctx.node) ? ctx.node : std::string("node")) + "/";
+	struct tool {
+		const char *source, *file;
+		std::string path;
+		std::vector<std::string> args;
+	};
+	std::vector<tool> tools = {{"dcgmi", "dcgmi-stats.txt", cfg.dcgmi_path, {"stats", "-j", ctx.job_id_str, "-v"}},
+				   {"nvidia-smi", "nvidia-smi.xml", cfg.nvidia_smi_path, {"-q", "-x"}}};
+	for (const tool &t : tools) {
+		if (!config_dcgm(cfg, t.source))
+			continue;
+		double budget = std::min<double>(cfg.dcgm_timeout_s, left() - 10);
+		std::string out, err;
+		if (budget < 1)
+			err = "no time left before the deadline";
+		else if (run_tool(t.path, t.args, 65534, 65534, budget, 4u << 20, out, err) && !out.empty() &&
+			 write_file_at(jfd, node + t.file, out))
+			rep.files.push_back({t.path, node + t.file, out.size(), out.size(), false});
+		if (!err.empty())
+			rep.skipped.push_back({t.path, err});
+	}
+}
+
+// dcgm-exporter's series for the job's nodes over its window.
+void epilog_run::collect_prometheus_gpu_health(int jfd)
+{
+	if (!config_dcgm(cfg, "prometheus") || cfg.prometheus_url.empty())
+		return;
+	double budget = std::min<double>(cfg.dcgm_timeout_s, left() - 15);
+	if (budget < 1) {
+		notes.push_back("Prometheus not asked: no time left before the deadline");
+		return;
+	}
+	time_t end = ji.end > 0 ? ji.end : time(nullptr);
+	time_t start = ji.start > 0 ? ji.start : end - 3600;
+	std::string err;
+	std::string text = prometheus_dcgm_series(cfg.prometheus_url, hostlist_all(ctx.nodelist, 4096), start, end,
+						  budget, err);
+	if (!err.empty())
+		notes.push_back(err);
+	if (!text.empty() && write_file_at(jfd, "prometheus/dcgm-exporter.prom", text))
+		rep.files.push_back({cfg.prometheus_url, "prometheus/dcgm-exporter.prom", text.size(), text.size(), false});
+}
 
 // Collected and skipped files as report lines ("already collected" is the
 // normal case of a shared spool, counted only).
@@ -719,6 +770,7 @@ void epilog_run::gather_node(int jfd)
 				rep.files.push_back({"/dev/kmsg", rel, k.size(), k.size(), false});
 		}
 	}
+	collect_local_gpu_health(jfd);
 	// What this node took and left, for the report written elsewhere.
 	std::string n = safe_component(ctx.node) ? ctx.node : "node";
 	write_file_at(jfd, "notes/" + n, gather_summary());
@@ -829,6 +881,7 @@ void epilog_run::diagnose(int jfd)
 	if (sacct_text.empty())
 		sacct_text = acct_as_sacct(job_id, ji, acct_job());
 	write_file_at(jfd, "job/sacct.txt", sacct_text);
+	collect_prometheus_gpu_health(jfd);
 
 	// The diagnosis, bounded and in its own process (a crash costs only the verdict).
 	// Provenance: the job's own output is a claim; what the epilog took from
@@ -836,7 +889,7 @@ void epilog_run::diagnose(int jfd)
 	std::vector<std::pair<std::string, bool>> inputs; // path, job output
 	for (auto [sub, job_output] : {std::pair<const char *, bool>{"job/stdout", true}, {"job/stderr", true},
 				       {"job/sacct.txt", false}, {"job/scontrol.txt", false},
-				       {"spool", true}, {"nodes", false}}) {
+				       {"spool", true}, {"nodes", false}, {"prometheus", false}}) {
 		struct stat st;
 		if (fstatat(jfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			inputs.push_back({jobdir + "/" + sub, job_output});
@@ -975,6 +1028,10 @@ void epilog_run::diagnose(int jfd)
 		ctx.job_id_str.c_str(), ji.state.c_str(),
 		diag_ok ? verdict.c_str() : ("no verdict: " + diag_err).c_str(), report_where.c_str(),
 		comment_status.c_str());
+	if (!cfg.metrics_dir.empty() &&
+	    denpex_metrics_record(cfg.metrics_dir.c_str(), diag_ok ? verdict_json.c_str() : nullptr, mono_now() - t0,
+				  !diag_ok || report_where == "none", std::max(0.5, std::min(5.0, left()))) != DENPEX_OK)
+		log_msg(LOG_ERR, "job %s: metrics_dir: %s", ctx.job_id_str.c_str(), denpex_last_error());
 	if (!cfg.keep_state) {
 		int sfd = open(cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sfd >= 0) {

@@ -351,6 +351,25 @@ std::string hostlist_first(const std::string &expr)
 	return r;
 }
 
+std::vector<std::string> hostlist_all(const std::string &expr, size_t max)
+{
+	std::vector<std::string> r;
+	if (expr.empty())
+		return r;
+	hostlist_t hl = slurm_hostlist_create(expr.c_str());
+	if (!hl)
+		return r;
+	while (r.size() < max) {
+		char *h = slurm_hostlist_shift(hl);
+		if (!h)
+			break;
+		r.push_back(h);
+		free(h);
+	}
+	slurm_hostlist_destroy(hl);
+	return r;
+}
+
 int hostlist_count(const std::string &expr)
 {
 	if (expr.empty())

@@ -72,5 +72,7 @@ comment_outcome write_verdict(uint32_t job_id, const std::string &cluster, bool 
 // First host of a hostlist expression and the number of hosts.
 std::string hostlist_first(const std::string &expr);
 int hostlist_count(const std::string &expr);
+// All hosts of a hostlist expression, at most max.
+std::vector<std::string> hostlist_all(const std::string &expr, size_t max);
 
 } // namespace denpex::epilog

@@ -5,6 +5,7 @@
 #include "pipeline.hh"
 #include "rendering/report_html.hh"
 #include "rendering/timeline_svg.hh"
+#include "rendering/metrics.hh"
 
 #include <cstdlib>
 #include <cstring>
@@ -163,3 +164,30 @@ denpex_status diagnose(const denpex_source *sources, size_t npaths, const denpex
 }
 
 } // namespace
+
+extern "C" {
+
+denpex_status denpex_metrics_record(const char *metrics_dir, const char *verdict_json, double epilog_seconds,
+				    int epilog_error, double lock_timeout_s) noexcept
+{
+	try {
+		if (!metrics_dir || !*metrics_dir) {
+			last_error = "no metrics directory";
+			return DENPEX_ERR_ARGS;
+		}
+		std::string err;
+		if (!diag::metrics_record(metrics_dir, verdict_json ? verdict_json : "", epilog_seconds,
+					  epilog_error != 0, lock_timeout_s, err)) {
+			last_error = err;
+			return DENPEX_ERR_INPUT;
+		}
+		return DENPEX_OK;
+	} catch (const std::exception &e) {
+		last_error = std::string("internal error: ") + e.what();
+	} catch (...) {
+		last_error = "internal error";
+	}
+	return DENPEX_ERR_INTERNAL;
+}
+
+} // extern "C"

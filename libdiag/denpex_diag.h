@@ -108,6 +108,21 @@ DENPEX_API denpex_status denpex_diagnose_sources_report(const denpex_source *sou
 #endif
 	;
 
+/* Verdicts as Prometheus metrics (node_exporter textfile collector): under
+ * an exclusive lock (waiting at most lock_timeout_s), adds the verdict (JSON
+ * from denpex_diagnose_*; NULL: an epilog run without one) and one epilog
+ * run of epilog_seconds (epilog_error non-zero: it failed) to the counters
+ * kept in metrics_dir, and rewrites metrics_dir/denpex.prom atomically.
+ * DENPEX_ERR_INPUT with denpex_last_error() when the directory or its files
+ * cannot be used. */
+DENPEX_API denpex_status denpex_metrics_record(const char *metrics_dir, const char *verdict_json,
+					       double epilog_seconds, int epilog_error,
+					       double lock_timeout_s)
+#ifdef __cplusplus
+	noexcept
+#endif
+	;
+
 DENPEX_API void denpex_free(void *p);
 
 /* The reason for the last failure in this thread. */

@@ -30,6 +30,10 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
 	%reldir%/reading/plugin_records.hh %reldir%/reading/plugin_records.cc \
+	%reldir%/model/gpu_health.hh \
+	%reldir%/reading/gpu_health_readers.hh %reldir%/reading/gpu_health_sniff.cc \
+	%reldir%/reading/dcgm_exporter_reader.cc %reldir%/reading/dcgmi_reader.cc \
+	%reldir%/reading/nvidia_smi_reader.cc \
 	%reldir%/matching/literal_set.hh %reldir%/matching/literal_set.cc \
 	%reldir%/matching/regex.hh %reldir%/matching/regex.cc \
 	%reldir%/matching/signature.hh %reldir%/matching/signature.cc \
@@ -42,15 +46,17 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/diagnose.hh %reldir%/deciding/diagnose.cc \
+	%reldir%/deciding/corroboration.hh %reldir%/deciding/corroboration.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
 	%reldir%/rendering/markup_escape.hh %reldir%/rendering/markup_escape.cc \
 	%reldir%/rendering/timeline_svg.hh %reldir%/rendering/timeline_svg.cc \
 	%reldir%/rendering/report_html.hh %reldir%/rendering/report_html.cc \
+	%reldir%/rendering/metrics.hh %reldir%/rendering/metrics.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
 nodist_libdiag_libdiagcore_la_SOURCES = %reldir%/rendering/page_css.h
-libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
-libdiag_libdiagcore_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) -lpthread
+libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS) $(EXPAT_CFLAGS)
+libdiag_libdiagcore_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) $(EXPAT_LIBS) -lpthread
 
 libdiag_libdenpexdiag_la_SOURCES = %reldir%/denpex_diag.h %reldir%/c_api.cc
 libdiag_libdenpexdiag_la_CXXFLAGS = $(AM_CXXFLAGS)

@@ -1,6 +1,8 @@
 #include "pipeline.hh"
 
+#include "deciding/corroboration.hh"
 #include "fr/fr_bridge.hh"
+#include "reading/gpu_health_readers.hh"
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
 #include "reading/sacct_reader.hh"
@@ -186,6 +188,10 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	}
 	if (an_opts.progress)
 		an_opts.progress(path, 0);
+	if (gpu_health_format gf = sniff_gpu_health(head); gf != gpu_health_format::none) {
+		add_gpu_health(lr, path, gf);
+		return;
+	}
 	source_file sf;
 	sf.path = path;
 	sf.kind = sr.kind;
@@ -262,6 +268,29 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	an_usable++;
 }
 
+// DCGM and nvidia-smi output corroborates a hardware verdict; it is not a
+// log and gives no events. Written by the job it is a claim: set aside.
+void analysis::add_gpu_health(line_reader &lr, const std::string &path, gpu_health_format gf)
+{
+	if (an_job_output) {
+		an_health.notes.push_back(path + ": " + gpu_health_format_name(gf) +
+					  " in the job's own output set aside: a claim by the job");
+		return;
+	}
+	bool too_big = false;
+	std::string text = slurp(lr, too_big);
+	std::string why;
+	if (too_big)
+		why = "larger than 64 MiB";
+	else if (read_gpu_health(gf, text, path, host_from_path(path), an_health, why)) {
+		an_usable++;
+		return;
+	}
+	std::string note = path + ": " + gpu_health_format_name(gf) + " not read: " + why;
+	an_health.notes.push_back(note);
+	warn(note);
+}
+
 namespace {
 
 // Hardware classes rest on the kernel or the driver: the same text printed
@@ -305,6 +334,9 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	corroborate(v, an_ev, an_health);
+	for (const auto &n : an_health.notes)
+		v.notes.push_back(n);
 	if (!claims.empty())
 		v.notes.push_back(claims);
 	if (an_clock.zone_inferred) {

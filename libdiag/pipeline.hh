@@ -5,6 +5,8 @@
 #include "aligning/clock.hh"
 #include "deciding/diagnose.hh"
 #include "model/evidence.hh"
+#include "model/gpu_health.hh"
+#include "reading/gpu_health_readers.hh"
 #include "deciding/knowledge.hh"
 #include "matching/signature.hh"
 #include "rendering/verdict.hh"
@@ -55,11 +57,13 @@ public:
 	rule_set &rules() { return an_rules; }
 	const knowledge &kn() const { return an_kn; }
 	const clock_result &clock() const { return an_clock; }
+	const gpu_health &health() const { return an_health; }
 
 private:
 	void add_file(const std::string &path, int depth);
 	void read_source(class line_reader &lr, const std::string &path, bool seekable_path);
 	void warn(const std::string &msg);
+	void add_gpu_health(class line_reader &lr, const std::string &path, gpu_health_format gf);
 
 	pipeline_options an_opts;
 	rule_set an_rules;
@@ -67,6 +71,7 @@ private:
 	evidence an_ev;
 	clock_result an_clock;
 	hang_structure an_fr;
+	gpu_health an_health; // DCGM and nvidia-smi output: corroboration only
 	std::vector<std::string> an_fr_paths;
 	size_t an_usable = 0;
 	bool an_job_output = false; // provenance of the path being added

@@ -6,6 +6,7 @@
 #include "../epilog/comment.hh"
 #include "../epilog/config.hh"
 #include "../epilog/expand.hh"
+#include "../epilog/gpu_health_collect.hh"
 #include "../epilog/attribution.hh"
 #include "../epilog/kmsg.hh"
 #include "../epilog/report.hh"
@@ -16,6 +17,7 @@
 #include <ftw.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -154,6 +156,72 @@ START_TEST(config_parses_every_key)
 	ck_assert(c.kernel_log == kernel_source::none);
 	ck_assert(c.diagnose_in == diagnose_site::slurmctld);
 	ck_assert(c.keep_state);
+}
+END_TEST
+
+START_TEST(config_metrics_and_dcgm_keys)
+{
+	config_result d = config_parse_string("report_dir: /r\n", "d.yaml");
+	ck_assert(d.cfg.metrics_dir.empty());
+	ck_assert(d.cfg.dcgm_sources.empty());
+	config_result r = config_parse_string("metrics_dir: /var/lib/prometheus/node-exporter\n"
+					      "dcgm: [dcgmi, nvidia-smi, prometheus]\n"
+					      "dcgmi_path: /opt/dcgm/bin/dcgmi\nnvidia_smi_path: /opt/nv/nvidia-smi\n"
+					      "prometheus_url: http://prom:9090\ndcgm_timeout_s: 7\n",
+					      "m.yaml");
+	for (auto &e : r.errors)
+		fprintf(stderr, "%s\n", e.c_str());
+	ck_assert(r.errors.empty());
+	ck_assert_str_eq(r.cfg.metrics_dir.c_str(), "/var/lib/prometheus/node-exporter");
+	ck_assert(config_dcgm(r.cfg, "dcgmi") && config_dcgm(r.cfg, "nvidia-smi") && config_dcgm(r.cfg, "prometheus"));
+	ck_assert_str_eq(r.cfg.dcgmi_path.c_str(), "/opt/dcgm/bin/dcgmi");
+	ck_assert_str_eq(r.cfg.nvidia_smi_path.c_str(), "/opt/nv/nvidia-smi");
+	ck_assert_str_eq(r.cfg.prometheus_url.c_str(), "http://prom:9090");
+	ck_assert_uint_eq(r.cfg.dcgm_timeout_s, 7);
+	config_result b = config_parse_string("metrics_dir: rel\ndcgm: [dcgmi, magic]\ndcgmi_path: dcgmi\n"
+					      "prometheus_url: ftp://x\ndcgm_timeout_s: 600\n",
+					      "b.yaml");
+	ck_assert_uint_eq(b.errors.size(), 5);
+	ck_assert(b.cfg.metrics_dir.empty());
+	ck_assert(b.cfg.dcgm_sources.empty());
+	ck_assert_str_eq(b.cfg.dcgmi_path.c_str(), "/usr/bin/dcgmi");
+	ck_assert_uint_eq(b.cfg.dcgm_timeout_s, 5);
+	ck_assert(config_parse_string("dcgm: off\n", "o.yaml").cfg.dcgm_sources.empty());
+}
+END_TEST
+
+// dcgmi and nvidia-smi run bounded, without PATH, only from trusted files.
+START_TEST(run_tool_is_bounded_and_picky)
+{
+	std::string out, err;
+	uid_t u = getuid();
+	gid_t g = getgid();
+	if (u == 0)
+		u = g = 65534;
+	ck_assert(run_tool("/bin/echo", {"hello"}, u, g, 5, 1024, out, err));
+	ck_assert_str_eq(out.c_str(), "hello\n");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert(!run_tool("/bin/sleep", {"30"}, u, g, 1, 1024, out, err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_msg(t1.tv_sec - t0.tv_sec < 5, "took %ld s", static_cast<long>(t1.tv_sec - t0.tv_sec));
+	ck_assert(err.find("killed") != std::string::npos);
+	ck_assert(!run_tool("echo", {}, u, g, 5, 1024, out, err));
+	ck_assert(!run_tool("/nonexistent/dcgmi", {}, u, g, 5, 1024, out, err));
+	if (getuid() == 0) {
+		char path[] = "/tmp/denpex-tool-XXXXXX";
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		ck_assert(write(fd, "#!/bin/sh\necho x\n", 17) == 17);
+		close(fd);
+		chmod(path, 0777); // anyone could change it: refused
+		ck_assert(!run_tool(path, {}, u, g, 5, 1024, out, err));
+		ck_assert(err.find("root-owned") != std::string::npos);
+		unlink(path);
+	}
+	// Output is capped.
+	ck_assert(run_tool("/bin/cat", {"/proc/self/maps"}, u, g, 5, 10, out, err));
+	ck_assert_uint_eq(out.size(), 10);
 }
 END_TEST
 
@@ -703,6 +771,8 @@ int main()
 	tcase_add_test(tc, config_defaults_when_missing);
 	tcase_add_test(tc, config_parses_every_key);
 	tcase_add_test(tc, config_garbage_gives_defaults);
+	tcase_add_test(tc, config_metrics_and_dcgm_keys);
+	tcase_add_test(tc, run_tool_is_bounded_and_picky);
 	tcase_add_test(tc, config_bad_values_keep_defaults);
 	tcase_add_test(tc, config_file_not_regular);
 	tcase_add_test(tc, config_shipped_file_parses);

@@ -9,10 +9,10 @@ endif
 tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
 	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
 	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc epilog/attribution.cc \
-	epilog/spool_trust.cc epilog/comment_queue.cc
+	epilog/spool_trust.cc epilog/comment_queue.cc epilog/gpu_health_collect.cc
 tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS)
-tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
+tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS) $(CURL_CFLAGS)
+tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
 if BUILD_EPILOG
 TESTS += %reldir%/slurm/epilog_integration.sh

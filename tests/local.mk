@@ -24,5 +24,6 @@ include %reldir%/sim.mk
 include %reldir%/realworld.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
+include %reldir%/metrics.mk
 include %reldir%/bench.mk
 include %reldir%/console.mk

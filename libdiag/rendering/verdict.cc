@@ -102,6 +102,24 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_object_set_new(clk, valid_utf8(c.first).c_str(), o);
 	}
 	json_object_set_new(root, "clock", clk);
+	if (!v.gpu_bus.empty()) {
+		json_t *g = json_object();
+		json_object_set_new(g, "host", str_or_null(v.gpu_host));
+		json_object_set_new(g, "bus_id", jstr(v.gpu_bus));
+		json_object_set_new(g, "xid", v.gpu_xid >= 0 ? json_integer(v.gpu_xid) : json_null());
+		json_object_set_new(root, "gpu", g);
+	}
+	if (!v.corroboration.empty()) {
+		json_t *arr = json_array();
+		for (const auto &c : v.corroboration) {
+			json_t *o = json_object();
+			json_object_set_new(o, "source", jstr(c.source));
+			json_object_set_new(o, "agrees", json_boolean(c.agrees));
+			json_object_set_new(o, "detail", jstr(c.detail));
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(root, "corroboration", arr);
+	}
 	char *s = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	std::string out = s ? s : "{}";
 	free(s);
@@ -128,6 +146,11 @@ std::string verdict_to_text(const verdict &v)
 		t += "         " + v.first_source + ": " + v.first_line + "\n";
 	t += "victims: " + std::to_string(v.victims.size()) + " rank" + (v.victims.size() == 1 ? "" : "s") + "\n";
 	t += "action:  " + std::string(action_name(v.action)) + ": " + v.action_text + "\n";
+	if (!v.corroboration.empty()) {
+		t += "\ncorroboration:\n";
+		for (const auto &c : v.corroboration)
+			t += std::string("  ") + (c.agrees ? "[agrees] " : "[contradicts] ") + c.detail + "\n";
+	}
 	if (!v.evidence.empty()) {
 		t += "\nevidence:\n";
 		for (const auto &e : v.evidence) {

@@ -25,6 +25,15 @@ struct clock_entry {
 	double uncertainty_s = 0;
 };
 
+// A counter from DCGM or the driver that agrees or disagrees with a
+// hardware verdict (DESIGN.md "corroboration"): evidence beside the log,
+// never the cause.
+struct corroboration_entry {
+	std::string source; // dcgm | nvidia-smi
+	bool agrees = true;
+	std::string detail;
+};
+
 struct verdict {
 	std::string job_id;           // empty: null
 	failure_class cls = failure_class::unknown;
@@ -43,6 +52,10 @@ struct verdict {
 	std::vector<evidence_line> evidence;
 	std::map<std::string, clock_entry> clock;
 	std::vector<std::string> notes; // what was skipped, ties, ... (text only)
+	// The GPU a hardware verdict blames (additive "gpu" field; empty: none).
+	std::string gpu_host, gpu_bus;
+	int gpu_xid = -1;
+	std::vector<corroboration_entry> corroboration;
 	// Not part of the JSON: which retained event is the first fault
 	// (evidence::events index), for the timeline's highlighting.
 	long first_event = -1;

@@ -97,7 +97,7 @@ trap cleanup EXIT
 JOBUSER=${DENPEX_TESTBED_USER-denpexuser}
 [ -n "$JOBUSER" ] && id "$JOBUSER" >/dev/null 2>&1 || die "job user $JOBUSER missing (the testbed creates it)"
 rm -rf "$WORK"
-mkdir -p "$WORK/spool" "$WORK/state" "$WORK/reports" "$WORK/jobs"
+mkdir -p "$WORK/spool" "$WORK/state" "$WORK/reports" "$WORK/jobs" "$WORK/metrics"
 chmod 755 "$WORK" "$WORK/spool"
 chmod 1777 "$WORK/jobs"
 cp "$here/fake_train.py" "$WORK/jobs/fake_train.py"
@@ -116,6 +116,7 @@ max_bytes_per_file: 1M
 max_total_bytes: 64M
 comment_field: ${1:-comment}
 diagnose_in: ${2:-node}
+metrics_dir: $WORK/metrics
 CONF
 }
 write_conf
@@ -242,6 +243,18 @@ else
 fi
 expect_verdict "$j_kill" "SIGKILL" '^denpex: [a-z_]+ rank 1 on node1'
 expect_verdict "$j_oom" "CUDA OOM" '^denpex: cuda_oom rank 3 on node2'
+# Verdicts as metrics: the diagnosing epilog's denpex.prom (issue 15).
+prom=$WORK/metrics/denpex.prom
+check "metrics: denpex.prom written" test -s "$prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "metrics: promtool check metrics passes" sh -c "promtool check metrics <'$prom'"
+else
+	bad "metrics: promtool not installed (prometheus package)"
+fi
+check "metrics: python_exception counted on node2" grep -qE '^denpex_failures_total\{class="python_exception",next_action="[a-z_]+",node="node2"\} [1-9]' "$prom"
+check "metrics: cuda_oom counted on node2" grep -qE '^denpex_failures_total\{class="cuda_oom",next_action="reduce_memory",node="node2"\} 1$' "$prom"
+check "metrics: epilog duration histogram" grep -qE '^denpex_epilog_duration_seconds_count ([3-9]|[1-9][0-9]+)$' "$prom"
+check "metrics: no per-job or per-rank label" sh -c "! grep -qE '^[a-z_]+\\{[^}]*(job|rank)[a-z_]*=' '$prom'"
 if wait_epilogs "$j_ok"; then
 	c=$(comment_of "$j_ok")
 	check "success: no verdict (Comment '$c')" test -z "$c"
