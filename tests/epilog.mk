@@ -14,6 +14,7 @@ tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
 
 if BUILD_EPILOG
-TESTS += %reldir%/slurm/epilog_integration.sh
+TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
 endif
-EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py
+EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
+	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py
