@@ -48,7 +48,7 @@ SRUN="srun -l -K $PY $TRAIN"
 # rendezvous. Debian's torch 1.13 on Python 3.11 cannot parse --redirects 0
 # or 3 (enum.Flag no longer iterates 0 or multi-bit members: AttributeError
 # in to_map), so the workers' stderr is teed (2), prefixed [defaultN]:.
-TRUN="srun -K -n2 --ntasks-per-node=1 bash -c 'exec $TORCHRUN --nnodes=2 --nproc_per_node=2 --node_rank=\$SLURM_NODEID --master_addr=\$MASTER_ADDR --master_port=\$MASTER_PORT --redirects 2 --tee 2 \"\$@\"' torchrun $TRAIN"
+TRUN="srun -l -K -n2 --ntasks-per-node=1 bash -c 'exec $TORCHRUN --nnodes=2 --nproc_per_node=2 --node_rank=\$SLURM_NODEID --master_addr=\$MASTER_ADDR --master_port=\$MASTER_PORT --redirects 2 --tee 2 \"\$@\"' torchrun $TRAIN"
 MEM_SRUN=--mem=900M
 MEM_TRUN=--mem=1300M
 
@@ -178,12 +178,16 @@ if want preempt_requeue; then
 $SRUN train --steps \$steps --ready-dir $WORK/jobs/ready-\$SLURM_JOB_ID")
 	if wait_ready "$j"; then preempt "$j"; else bad "preempt_requeue: job $j never came up"; fi
 	expect preempt_requeue "$j" srun 'preemption:'
-	# The second run completes: no second verdict, the first one stays.
+	# The second run completes: no verdict of its own; the first run's
+	# verdict stays on that run's record (sacct -D shows both records).
 	for ((i = 0; i < 480; i++)); do [ "$(state_of "$j")" = COMPLETED ] && break; sleep 0.25; done
 	check "preempt_requeue: second run COMPLETED" test "$(state_of "$j")" = COMPLETED
 	wait_epilogs "$j" 6 60
-	c=$(comment_of "$j")
-	check "preempt_requeue: one verdict after the rerun ('$c')" test "$c" = "${VERDICT[preempt_requeue]:-}"
+	runs=$(sacct -D -X -n -P -j "$j" -o State,Comment)
+	check "preempt_requeue: the preempted run keeps its verdict" \
+		test "$(echo "$runs" | sed -n 1p)" = "PREEMPTED|${VERDICT[preempt_requeue]:-}"
+	check "preempt_requeue: the completed rerun has none ($(echo "$runs" | sed -n 2p))" \
+		test "$(echo "$runs" | sed -n 2p)" = "COMPLETED|note-preempt_requeue"
 fi
 if want preempt_cancel; then
 	j=$(job preempt_cancel $MEM_SRUN -p cancellable -- "$SRUN train --steps 0 --ready-dir $WORK/jobs/ready-\$SLURM_JOB_ID")
