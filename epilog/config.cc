@@ -279,6 +279,9 @@ config_result config_parse_string(const std::string &text, const std::string &na
 		} else if (e.key == "keep_state") {
 			if (!parse_bool(v, c.keep_state))
 				bad("expected true or false");
+		} else if (e.key == "keep_spool") {
+			if (!parse_bool(v, c.keep_spool))
+				bad("expected true or false");
 		} else {
 			r.errors.push_back(where + ": unknown key, ignored");
 		}

@@ -35,6 +35,9 @@ struct config {
 	enum kernel_source kernel_log = kernel_source::kmsg;
 	enum diagnose_site diagnose_in = diagnose_site::node;
 	bool keep_state = false;
+	// Keep <spool_dir>/<job>/ after its evidence is gathered (debugging only:
+	// a kept dir is never adopted by a later job with the same id).
+	bool keep_spool = false;
 };
 
 // Messages about the file, each a full sentence naming file and line.

@@ -22,29 +22,38 @@ double clock_s(clockid_t id)
 
 } // namespace
 
-std::string kmsg_format(const std::string &record, double boot_epoch, time_t from, time_t to,
-			const std::string &host)
+namespace {
+
+// "pri,seq,usec,flags;text": the time (epoch s) and the text; false when
+// malformed or outside [from, to].
+bool kmsg_parse(const std::string &record, double boot_epoch, time_t from, time_t to, double &t,
+		std::string &text)
 {
 	size_t semi = record.find(';');
 	if (semi == std::string::npos)
-		return "";
+		return false;
 	// Header: prefix,seq,usec,flags[,more]
 	const char *h = record.c_str();
 	char *end;
 	strtoul(h, &end, 10);
 	if (*end != ',')
-		return "";
+		return false;
 	strtoull(end + 1, &end, 10);
 	if (*end != ',')
-		return "";
+		return false;
 	unsigned long long usec = strtoull(end + 1, &end, 10);
 	if (*end != ',' && *end != ';')
-		return "";
-	double t = boot_epoch + static_cast<double>(usec) / 1e6;
+		return false;
+	t = boot_epoch + static_cast<double>(usec) / 1e6;
 	if (t < static_cast<double>(from) || t > static_cast<double>(to) + 1)
-		return "";
+		return false;
 	size_t nl = record.find('\n', semi);
-	std::string text = record.substr(semi + 1, nl == std::string::npos ? std::string::npos : nl - semi - 1);
+	text = record.substr(semi + 1, nl == std::string::npos ? std::string::npos : nl - semi - 1);
+	return true;
+}
+
+std::string journal_line(double t, const std::string &text, const std::string &host)
+{
 	time_t secs = static_cast<time_t>(t);
 	long micros = static_cast<long>((t - static_cast<double>(secs)) * 1e6);
 	if (micros < 0)
@@ -60,8 +69,20 @@ std::string kmsg_format(const std::string &record, double boot_epoch, time_t fro
 	return std::string(ts) + frac + " " + host + " kernel: " + text + "\n";
 }
 
+} // namespace
+
+std::string kmsg_format(const std::string &record, double boot_epoch, time_t from, time_t to,
+			const std::string &host)
+{
+	double t;
+	std::string text;
+	if (!kmsg_parse(record, boot_epoch, from, to, t, text))
+		return "";
+	return journal_line(t, text, host);
+}
+
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, std::string &err)
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err)
 {
 	int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -87,9 +108,16 @@ std::string kmsg_window(const std::string &path, time_t from, time_t to, const s
 			break;
 		if ((n & 1023) == 0 && clock_s(CLOCK_MONOTONIC) > give_up)
 			break;
-		std::string line = kmsg_format(std::string(buf, static_cast<size_t>(r)), boot_epoch, from, to, host);
-		if (line.empty())
+		double t;
+		std::string text;
+		if (!kmsg_parse(std::string(buf, static_cast<size_t>(r)), boot_epoch, from, to, t, text))
 			continue;
+		if (!kernel_line_is_jobs(text, t, scope)) {
+			if (unattributed)
+				++*unattributed;
+			continue;
+		}
+		std::string line = journal_line(t, text, host);
 		total += line.size();
 		lines.push_back(std::move(line));
 		while (total > cap && !lines.empty()) {

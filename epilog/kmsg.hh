@@ -2,17 +2,21 @@
 // (non-blocking, bounded), as journalctl -k -o short-iso-precise lines.
 #pragma once
 
+#include "attribution.hh"
+
 #include <cstdint>
 #include <ctime>
 #include <string>
 
 namespace denpex::epilog {
 
-// Lines with a time in [from, to] (epoch seconds); at most cap bytes, the
-// newest kept. host names the node (SLURMD_NODENAME: virtual nodes share a
-// hostname). path is /dev/kmsg except in tests. err is set when unreadable.
+// The job's lines (kernel_line_is_jobs) with a time in [from, to] (epoch
+// seconds); at most cap bytes, the newest kept. host names the node
+// (SLURMD_NODENAME: virtual nodes share a hostname). path is /dev/kmsg
+// except in tests. *unattributed counts the other lines of the window (their
+// text is not kept). err is set when unreadable.
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, std::string &err);
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err);
 
 // One raw kmsg record ("pri,seq,usec,flags;text") as a journal line; empty
 // when the record is malformed or outside the window.

@@ -12,9 +12,20 @@ denpex_epilog_SOURCES = \
 	%reldir%/safe_read.hh %reldir%/safe_read.cc \
 	%reldir%/report.hh %reldir%/report.cc \
 	%reldir%/kmsg.hh %reldir%/kmsg.cc \
+	%reldir%/attribution.hh %reldir%/attribution.cc \
+	%reldir%/spool_trust.hh %reldir%/spool_trust.cc \
+	%reldir%/comment_queue.hh %reldir%/comment_queue.cc \
 	%reldir%/slurm_io.hh %reldir%/slurm_io.cc \
 	$(NULL)
 denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS)
 denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(YAML_LIBS)
 
-dist_man_MANS += man/denpex-epilog.8 man/denpex.yaml.5
+# The man pages name the configuration file where this build looks for it
+# ($(sysconfdir)/denpex/denpex.yaml: /etc/denpex/... with --sysconfdir=/etc).
+man_MANS = man/denpex-epilog.8 man/denpex.yaml.5
+EXTRA_DIST += man/denpex-epilog.8.in man/denpex.yaml.5.in
+CLEANFILES += man/denpex-epilog.8 man/denpex.yaml.5
+man/denpex-epilog.8: $(srcdir)/man/denpex-epilog.8.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex-epilog.8.in >$@.tmp && mv -f $@.tmp $@
+man/denpex.yaml.5: $(srcdir)/man/denpex.yaml.5.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) man && sed -e 's|@sysconfdir[@]|$(sysconfdir)|g' $(srcdir)/man/denpex.yaml.5.in >$@.tmp && mv -f $@.tmp $@

@@ -15,7 +15,9 @@
 #include "config.h"
 #endif
 
+#include "attribution.hh"
 #include "comment.hh"
+#include "comment_queue.hh"
 #include "config.hh"
 #include "expand.hh"
 #include "kmsg.hh"
@@ -23,6 +25,7 @@
 #include "report.hh"
 #include "safe_read.hh"
 #include "slurm_io.hh"
+#include "spool_trust.hh"
 
 #include "denpex_diag.h"
 
@@ -205,33 +208,6 @@ std::string printable(const std::string &s)
 	return o;
 }
 
-// Removes dirfd/name and everything under it without following symlinks.
-void remove_tree(int parent, const std::string &name, int depth = 0)
-{
-	if (depth > 16)
-		return;
-	int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		unlinkat(parent, name.c_str(), 0);
-		return;
-	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	std::vector<std::string> names;
-	struct dirent *de;
-	while ((de = readdir(d)) != nullptr)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			names.push_back(de->d_name);
-	for (const std::string &n : names)
-		if (unlinkat(dirfd(d), n.c_str(), 0) != 0)
-			remove_tree(dirfd(d), n, depth + 1);
-	closedir(d);
-	unlinkat(parent, name.c_str(), AT_REMOVEDIR);
-}
-
 size_t count_entries(int dirfd, const char *sub)
 {
 	int fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -288,7 +264,35 @@ struct job_ctx {
 	uint32_t env_exit = 0, env_exit_derived = 0;
 	std::string spool_base;
 	bool opted_out = false;
+	std::string job_gpus; // SLURM_JOB_GPUS: minor numbers of the allocated GPUs
 };
+
+// SLURMD_NODENAME as the plugin puts it into marker file names.
+std::string node_file_name(const std::string &node)
+{
+	std::string n = node.empty() ? "node" : node.substr(0, 255);
+	for (char &c : n)
+		if (!(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+			c = '_';
+	return n;
+}
+
+// Staging paths as the report shows them: where the evidence came from.
+void replace_all(std::string &s, const std::string &from, const std::string &to)
+{
+	if (from.empty())
+		return;
+	for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+		s.replace(p, from.size(), to);
+}
+
+bool json_plain(const std::string &s)
+{
+	for (unsigned char c : s)
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+			return false;
+	return true;
+}
 
 class epilog_run {
 public:
@@ -304,6 +308,12 @@ private:
 	copy_report rep;
 	uint64_t budget = 0;
 	std::vector<std::string> notes;
+	bool diagnoses_here = true;
+	bool unknown_job = false;      // slurmctld answered: no such job
+	bool output_copied = false;    // the job's stdout/stderr are staged
+	std::string out_path, err_path; // as resolved from Slurm's patterns
+	spool_check spool;             // the job's spool dir, as verified
+	std::string spool_job;         // <spool>/<job>
 
 	double left() const { return cfg.deadline_s - (mono_now() - t0) - 3; }
 	unsigned read_timeout() const
@@ -328,6 +338,9 @@ private:
 		return l;
 	}
 	void housekeeping(int sfd);
+	void gather_job_output(int jfd);
+	void remove_spool(bool shared_ok);
+	std::string cite_originals(std::string text, bool json) const;
 	std::string gather_summary() const;
 	std::string other_nodes_notes(int jfd) const;
 };
@@ -427,6 +440,7 @@ bool epilog_run::read_env()
 	parse_u32(env("SLURM_JOB_DERIVED_EC"), ctx.env_exit_derived);
 	// From the SPANK plugin (spank_job_control_setenv in srun/sbatch).
 	ctx.opted_out = env("SPANK_DENPEX_OPTOUT") == "1";
+	ctx.job_gpus = env("SLURM_JOB_GPUS");
 	std::string sp = env("SPANK_DENPEX_SPOOL");
 	if (!sp.empty() && sp[0] == '/' && sp.find("/../") == std::string::npos &&
 	    sp.find("/./") == std::string::npos && sp.size() < 1024) {
@@ -483,6 +497,13 @@ bool epilog_run::wanted(std::string &why)
 		ji.gid = u(19);
 	} else {
 		err = f.size() == 2 ? f[1] : "no answer from slurmctld in time";
+		// slurmctld answered, and knows no such job: a made-up id (run by
+		// hand), never a report.
+		if (f.size() == 2 && f[1].find("Invalid job id") != std::string::npos) {
+			unknown_job = true;
+			why = "job " + ctx.job_id_str + " is unknown to slurmctld (" + f[1] + ")";
+			return false;
+		}
 	}
 	if (!ji.loaded) {
 		notes.push_back("job state unavailable: " + err);
@@ -548,7 +569,7 @@ int epilog_run::open_job_state_dir()
 	return jfd;
 }
 
-// State dirs left by nodes that came after the diagnosis (or crashed): gone after a day.
+// State dirs left by nodes that came after the diagnosis (or crashed).
 void epilog_run::housekeeping(int sfd)
 {
 	int fd = dup(sfd);
@@ -559,7 +580,9 @@ void epilog_run::housekeeping(int sfd)
 		close(fd);
 		return;
 	}
-	time_t old = time(nullptr) - 86400;
+	// No epilog run is older than its deadline: a job dir older than a few
+	// deadlines is a leftover (a node that gathered but never diagnosed).
+	time_t old = time(nullptr) - std::max<time_t>(600, 3 * static_cast<time_t>(cfg.deadline_s));
 	std::vector<std::string> stale;
 	struct dirent *de;
 	while ((de = readdir(d)) != nullptr && stale.size() < 20) {
@@ -574,19 +597,99 @@ void epilog_run::housekeeping(int sfd)
 		remove_tree(sfd, n);
 }
 
+// The job's stdout and stderr, as the user, with Slurm's patterns
+// expanded: first, before the spool's files spend the byte budget.
+void epilog_run::gather_job_output(int jfd)
+{
+	if (output_copied)
+		return;
+	output_copied = true;
+	expand_vars ev;
+	ev.job_id = ctx.job_id_str;
+	ev.user = ctx.user;
+	ev.job_name = ji.name;
+	ev.node = !ji.batch_host.empty() ? ji.batch_host : hostlist_first(ctx.nodelist);
+	ev.array_job = ji.array_job_id ? std::to_string(ji.array_job_id) : ctx.job_id_str;
+	ev.array_task = ji.array_job_id ? std::to_string(ji.array_task_id) : "4294967294";
+	std::string work_dir = !ctx.env_work_dir.empty() ? ctx.env_work_dir : ji.work_dir;
+	std::string out_pat = !ctx.env_stdout.empty() ? ctx.env_stdout : ji.std_out;
+	std::string err_pat = !ctx.env_stderr.empty() ? ctx.env_stderr : ji.std_err;
+	out_path = resolve_path(expand_pattern(out_pat, ev), work_dir);
+	err_path = resolve_path(expand_pattern(err_pat, ev), work_dir);
+	if (!out_path.empty() && out_path != "/dev/null")
+		safe_copy_file(out_path, cred(), limits(), jfd, "job/stdout", rep);
+	if (!err_path.empty() && err_path != out_path && err_path != "/dev/null")
+		safe_copy_file(err_path, cred(), limits(), jfd, "job/stderr", rep);
+	// What slurmctld says of the job, in scontrol's words (trusted: from
+	// slurmctld, not from the job): a launch failure is named there.
+	if (ji.loaded)
+		write_file_at(jfd, "job/scontrol.txt",
+			      "JobId=" + ctx.job_id_str + " JobState=" + ji.state + " Reason=" +
+				      (ji.reason.empty() ? std::string("None") : ji.reason) + " ExitCode=" +
+				      exit_pair(ji.exit_code) + "\n");
+}
+
+// <spool>/<job> goes once its evidence is gathered, so that a later job with
+// the same id (MaxJobId wrap, lost controller state) never sees it. A spool
+// shared with other nodes goes after the diagnosis, by the diagnosing site.
+void epilog_run::remove_spool(bool shared_ok)
+{
+	if (cfg.keep_spool || spool_job.empty())
+		return;
+	if (spool.ok && spool.other_nodes && !shared_ok)
+		return;
+	// Only a dir verified as the job's, or one in the admin's own spool
+	// (SPANK_DENPEX_SPOOL comes from the job's side).
+	if (!spool.ok && ctx.spool_base != cfg.spool_dir)
+		return;
+	if (spool.ok && !same_job_spool(ctx.spool_base, ctx.job_id, spool))
+		return;
+	int sfd = open(ctx.spool_base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0)
+		return;
+	struct stat st;
+	if (fstat(sfd, &st) == 0 && (st.st_uid == 0 || st.st_uid == geteuid()))
+		remove_tree(sfd, ctx.job_id_str);
+	close(sfd);
+}
+
 void epilog_run::gather_node(int jfd)
 {
-	// The job's spool dir as the plugin wrote it, read as the job user.
-	std::string spool_job = ctx.spool_base + "/" + ctx.job_id_str;
-	safe_copy_tree(spool_job, cred(), limits(), jfd, "spool", rep);
+	if (diagnoses_here)
+		gather_job_output(jfd);
+	// The job's spool dir, only when the plugin made it for this job; read
+	// as the job user.
+	spool_job = ctx.spool_base + "/" + ctx.job_id_str;
+	spool = check_job_spool(ctx.spool_base, ctx.job_id, ctx.uid, ji.restart_cnt, ji.start,
+				node_file_name(ctx.node));
+	if (spool.ok) {
+		safe_copy_tree(spool_job, cred(), limits(), jfd, "spool", rep);
+		if (!same_job_spool(ctx.spool_base, ctx.job_id, spool)) {
+			remove_tree(jfd, "spool");
+			rep.skipped.push_back({spool_job, "replaced while it was read; copy discarded"});
+		}
+	} else {
+		rep.skipped.push_back({spool_job, spool.why});
+	}
 	if (cfg.kernel_log == kernel_source::kmsg && cfg.kernel_max_bytes > 0) {
 		time_t from = ji.start > 0 ? ji.start - static_cast<time_t>(cfg.kernel_slack_s)
 					   : time(nullptr) - 3600;
 		time_t to = time(nullptr);
+		job_scope scope;
+		scope.job_id = ctx.job_id;
+		scope.uid = ctx.uid;
+		scope.pids = spool.pids;
+		scope.gpu_buses = gpu_buses_of("/proc/driver/nvidia/gpus", ctx.job_gpus);
+		scope.start = static_cast<double>(ji.start);
 		std::string err;
-		std::string k = kmsg_window("/dev/kmsg", from, to, ctx.node, cfg.kernel_max_bytes, err);
+		uint64_t others = 0;
+		std::string k = kmsg_window("/dev/kmsg", from, to, ctx.node, cfg.kernel_max_bytes, scope, &others, err);
 		if (!err.empty())
 			rep.skipped.push_back({"/dev/kmsg", err});
+		if (others > 0)
+			rep.skipped.push_back({"/dev/kmsg", std::to_string(others) +
+							    " line(s) of node-level events not attributed to this job "
+							    "(no cgroup, task pid, uid or GPU of the job); not used"});
 		if (!k.empty()) {
 			std::string rel = "nodes/" + (safe_component(ctx.node) ? ctx.node : "node") + "/kernel.log";
 			if (write_file_at(jfd, rel, k))
@@ -603,6 +706,30 @@ void epilog_run::gather_node(int jfd)
 			close(fd);
 		close(dfd);
 	}
+	remove_spool(false);
+}
+
+// Evidence cited where it came from, not by the staging copies (deleted
+// after the diagnosis).
+std::string epilog_run::cite_originals(std::string text, bool json) const
+{
+	std::string jobdir = cfg.state_dir + "/" + key;
+	auto sub = [&](const std::string &from, const std::string &to) {
+		if (!json || json_plain(to))
+			replace_all(text, from, to);
+	};
+	if (!out_path.empty())
+		sub(jobdir + "/job/stdout", out_path);
+	if (!err_path.empty())
+		sub(jobdir + "/job/stderr", err_path);
+	sub(jobdir + "/job/sacct.txt", "slurmdbd:job/" + ctx.job_id_str);
+	sub(jobdir + "/job/scontrol.txt", "slurmctld:job/" + ctx.job_id_str);
+	if (!spool_job.empty())
+		sub(jobdir + "/spool/", spool_job + "/");
+	else
+		sub(jobdir + "/spool/", ctx.spool_base + "/" + ctx.job_id_str + "/");
+	sub(jobdir + "/nodes/", "/dev/kmsg:");
+	return text;
 }
 
 void epilog_run::diagnose(int jfd)
@@ -627,23 +754,7 @@ void epilog_run::diagnose(int jfd)
 	}
 	close(cl);
 
-	// The job's stdout/stderr, as the user, with Slurm's patterns expanded.
-	expand_vars ev;
-	ev.job_id = ctx.job_id_str;
-	ev.user = ctx.user;
-	ev.job_name = ji.name;
-	ev.node = !ji.batch_host.empty() ? ji.batch_host : hostlist_first(ctx.nodelist);
-	ev.array_job = ji.array_job_id ? std::to_string(ji.array_job_id) : ctx.job_id_str;
-	ev.array_task = ji.array_job_id ? std::to_string(ji.array_task_id) : "4294967294";
-	std::string work_dir = !ctx.env_work_dir.empty() ? ctx.env_work_dir : ji.work_dir;
-	std::string out_pat = !ctx.env_stdout.empty() ? ctx.env_stdout : ji.std_out;
-	std::string err_pat = !ctx.env_stderr.empty() ? ctx.env_stderr : ji.std_err;
-	std::string out_path = resolve_path(expand_pattern(out_pat, ev), work_dir);
-	std::string err_path = resolve_path(expand_pattern(err_pat, ev), work_dir);
-	if (!out_path.empty() && out_path != "/dev/null")
-		safe_copy_file(out_path, cred(), limits(), jfd, "job/stdout", rep);
-	if (!err_path.empty() && err_path != out_path && err_path != "/dev/null")
-		safe_copy_file(err_path, cred(), limits(), jfd, "job/stderr", rep);
+	gather_job_output(jfd);
 
 	// Accounting state (steps too), bounded: slurmdbd may be down.
 	double t_acct = std::min(10.0, left() - 15);
@@ -672,18 +783,22 @@ void epilog_run::diagnose(int jfd)
 	write_file_at(jfd, "job/sacct.txt", sacct_text);
 
 	// The diagnosis, bounded and in its own process (a crash costs only the verdict).
-	std::vector<std::string> inputs;
-	for (const char *sub : {"job", "spool", "nodes"}) {
+	// Provenance: the job's own output is a claim; what the epilog took from
+	// the kernel and from Slurm is evidence.
+	std::vector<std::pair<std::string, bool>> inputs; // path, job output
+	for (auto [sub, job_output] : {std::pair<const char *, bool>{"job/stdout", true}, {"job/stderr", true},
+				       {"job/sacct.txt", false}, {"job/scontrol.txt", false},
+				       {"spool", true}, {"nodes", false}}) {
 		struct stat st;
-		if (fstatat(jfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			inputs.push_back(jobdir + "/" + sub);
+		if (fstatat(jfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			inputs.push_back({jobdir + "/" + sub, job_output});
 	}
 	config c = cfg;
 	std::string jid = ctx.job_id_str;
 	auto diag = run_bounded(std::max(1.0, left() - 8), [inputs, c, jid]() {
-		std::vector<const char *> paths;
-		for (const std::string &p : inputs)
-			paths.push_back(p.c_str());
+		std::vector<denpex_source> paths;
+		for (const auto &p : inputs)
+			paths.push_back({p.first.c_str(), p.second ? DENPEX_SOURCE_JOB_OUTPUT : DENPEX_SOURCE_TRUSTED});
 		denpex_options o;
 		denpex_options_init(&o);
 		if (!c.conf_dir.empty())
@@ -692,8 +807,8 @@ void epilog_run::diagnose(int jfd)
 		o.job_id = jid.c_str();
 		o.no_follow = 1;
 		char *json = nullptr, *text = nullptr, *line = nullptr, *warn = nullptr;
-		denpex_status st = denpex_diagnose_paths(paths.data(), paths.size(), &o, &json, &text,
-							 &line, &warn);
+		denpex_status st = denpex_diagnose_sources(paths.data(), paths.size(), &o, &json, &text,
+							   &line, &warn);
 		auto s = [](char *p) { return p ? std::string(p) : std::string(); };
 		std::vector<std::string> r = {st == DENPEX_OK ? "1" : "0",
 					      st == DENPEX_OK ? s(json) : s(const_cast<char *>(denpex_last_error())),
@@ -710,10 +825,10 @@ void epilog_run::diagnose(int jfd)
 		auto f = unpack(*diag);
 		if (f.size() == 5 && f[0] == "1") {
 			diag_ok = true;
-			verdict_json = f[1];
-			verdict_text = f[2];
+			verdict_json = cite_originals(f[1], true);
+			verdict_text = cite_originals(f[2], false);
 			comment_line = f[3];
-			warnings = f[4];
+			warnings = cite_originals(f[4], false);
 		} else if (f.size() >= 2) {
 			diag_err = f[1];
 		}
@@ -783,6 +898,26 @@ void epilog_run::diagnose(int jfd)
 				comment_status = std::string(field) + " not written: " + detail;
 		}
 	}
+	if (diag_ok && !verdict.empty() && comment_status.find(" not written") != std::string::npos) {
+		queued_comment q;
+		q.job_id = job_id;
+		q.cluster = cluster;
+		q.admin = cfg.comment_field == comment_field::admin_comment;
+		q.verdict = verdict;
+		q.hint = q.admin ? ji.admin_comment : !ji.comment.empty() ? ji.comment : ctx.env_comment;
+		q.report = report_where == "none" ? "" : report_where;
+		q.queued_at = time(nullptr);
+		std::string qerr;
+		if (queue_put(cfg.state_dir, q, qerr))
+			comment_status += "; queued: retried by later epilog runs and denpex-epilog --flush";
+		else
+			comment_status += "; could not be queued: " + qerr;
+	}
+	// The outcome in the report too (the report was written before trying).
+	if (report_where != "none") {
+		std::string e2;
+		write_atomic(cfg.report_dir, key + ".txt", txt + "Accounting: " + comment_status + "\n", 0640, e2);
+	}
 	log_msg(diag_ok ? LOG_NOTICE : LOG_WARNING, "job %s (%s): %s; report %s; %s",
 		ctx.job_id_str.c_str(), ji.state.c_str(),
 		diag_ok ? verdict.c_str() : ("no verdict: " + diag_err).c_str(), report_where.c_str(),
@@ -794,12 +929,74 @@ void epilog_run::diagnose(int jfd)
 			close(sfd);
 		}
 	}
+	remove_spool(true);
+}
+
+// Verdicts queued while slurmdbd was away: written now, bounded in count
+// and time; the job's report notes the outcome.
+void flush_comment_queue(const config &cfg, size_t max, double budget_s)
+{
+	double until = mono_now() + budget_s;
+	for (const queued_comment &q : queue_list(cfg.state_dir, max)) {
+		double left = until - mono_now();
+		if (left < 2)
+			break;
+		if (q.queued_at > 0 && time(nullptr) - q.queued_at > 7 * 86400) {
+			log_msg(LOG_WARNING, "job %u: queued verdict older than 7 days; dropped", q.job_id);
+			queue_drop(cfg.state_dir, q.name);
+			continue;
+		}
+		auto res = run_bounded(std::min(10.0, left), [q]() {
+			std::string detail;
+			comment_outcome o = write_verdict(q.job_id, q.cluster, q.admin, q.verdict, q.hint, detail);
+			return pack({std::to_string(static_cast<int>(o)), detail});
+		});
+		std::vector<std::string> f = res ? unpack(*res) : std::vector<std::string>();
+		int o = f.size() == 2 ? atoi(f[0].c_str()) : -1;
+		const char *field = q.admin ? "AdminComment" : "Comment";
+		if (o != static_cast<int>(comment_outcome::written) &&
+		    o != static_cast<int>(comment_outcome::already_present)) {
+			log_msg(LOG_INFO, "job %u: queued %s still not written (%s)", q.job_id, field,
+				f.size() == 2 ? f[1].c_str() : "no answer from slurmdbd in time");
+			continue;
+		}
+		queue_drop(cfg.state_dir, q.name);
+		log_msg(LOG_NOTICE, "job %u: queued verdict written to %s", q.job_id, field);
+		// Append the outcome to the job's report (ours: root's, in report_dir).
+		if (!q.report.empty() && q.report.rfind(cfg.report_dir + "/", 0) == 0) {
+			int fd = open(q.report.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0) {
+				char when[64];
+				time_t now = time(nullptr);
+				struct tm tm;
+				gmtime_r(&now, &tm);
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+				std::string line = "Accounting: " + std::string(field) + " written later from the queue (" +
+						   when + ")\n";
+				if (write(fd, line.data(), line.size()) < 0)
+					log_msg(LOG_DEBUG, "job %u: report: %s", q.job_id, strerror(errno));
+				close(fd);
+			}
+		}
+	}
 }
 
 void epilog_run::run()
 {
+	// By hand: say what is meant, do nothing.
+	if (env("SLURM_JOB_ID").empty() && env("SLURM_SCRIPT_CONTEXT").empty()) {
+		log_msg(LOG_ERR, "not started by Slurm (no SLURM_JOB_ID): denpex-epilog is Slurm's Epilog (run by slurmd "
+				 "as root) or EpilogSlurmctld; to diagnose logs by hand use denpex diagnose; nothing done");
+		return;
+	}
 	if (!read_env())
 		return;
+	if (ctx.node_context && geteuid() != 0) {
+		log_msg(LOG_ERR, "must run as root (slurmd runs the node Epilog as root; it reads the job's files as "
+				 "the job's user and /dev/kmsg); running as uid %u; nothing done",
+			static_cast<unsigned>(geteuid()));
+		return;
+	}
 	if (ctx.opted_out) {
 		log_msg(LOG_INFO, "job %s: opted out (--denpex=off); skipped", ctx.job_id_str.c_str());
 		return;
@@ -811,7 +1008,7 @@ void epilog_run::run()
 	// libslurm only now: it exits the process on an unreadable slurm.conf
 	// (the watchdog still exits 0).
 	slurm_io_init();
-	bool diagnoses_here = true;
+	diagnoses_here = true;
 	if (ctx.node_context) {
 		std::string first = hostlist_first(ctx.nodelist);
 		diagnoses_here = cfg.diagnose_in == diagnose_site::node &&
@@ -819,14 +1016,24 @@ void epilog_run::run()
 	}
 	std::string why;
 	if (!wanted(why)) {
-		if (diagnoses_here)
-			log_msg(LOG_INFO, "job %s: %s; skipped", ctx.job_id_str.c_str(), why.c_str());
+		if (diagnoses_here || unknown_job)
+			log_msg(unknown_job ? LOG_WARNING : LOG_INFO, "job %s: %s; skipped", ctx.job_id_str.c_str(),
+				why.c_str());
+		// Nothing to diagnose; the job's spool dir still goes.
+		if (ctx.node_context && !unknown_job) {
+			spool_job = ctx.spool_base + "/" + ctx.job_id_str;
+			spool = check_job_spool(ctx.spool_base, ctx.job_id, ctx.uid, ji.restart_cnt, ji.start,
+						node_file_name(ctx.node));
+			remove_spool(diagnoses_here);
+		}
 		return;
 	}
 	budget = cfg.max_total_bytes;
 	int jfd = open_job_state_dir();
 	if (jfd < 0)
 		return;
+	if (diagnoses_here && left() > 30)
+		flush_comment_queue(cfg, 3, std::min(15.0, left() / 4));
 	if (ctx.node_context)
 		gather_node(jfd);
 	if (diagnoses_here)
@@ -851,7 +1058,11 @@ extern "C" void on_fatal_signal(int)
 
 int usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-c CONFIG] [--version]\n", argv0);
+	fprintf(stderr,
+		"usage: %s [-c CONFIG] [--flush] [--version]\n"
+		"  Slurm's Epilog / EpilogSlurmctld (see denpex-epilog(8)); CONFIG defaults to %s\n"
+		"  --flush  write verdicts queued while slurmdbd was unreachable, then exit\n",
+		argv0, DENPEX_SYSCONFDIR "/denpex.yaml");
 	return 0;
 }
 
@@ -873,12 +1084,15 @@ int main(int argc, char **argv)
 		signal(SIGALRM, on_fatal_signal);
 		alarm(120); // a safety net until the configured deadline is known
 		std::string conf_path = DENPEX_SYSCONFDIR "/denpex.yaml";
+		bool flush = false;
 		for (int i = 1; i < argc; i++) {
 			std::string a = argv[i];
 			if ((a == "-c" || a == "--config") && i + 1 < argc)
 				conf_path = argv[++i];
+			else if (a == "--flush")
+				flush = true;
 			else if (a == "--version") {
-				printf("denpex-epilog %s\n", PACKAGE_VERSION);
+				printf("denpex-epilog %s (config %s)\n", PACKAGE_VERSION, DENPEX_SYSCONFDIR "/denpex.yaml");
 				return 0;
 			} else
 				return usage(argv[0]);
@@ -901,6 +1115,16 @@ int main(int argc, char **argv)
 			setpgid(0, 0);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			try {
+				if (flush) {
+					if (geteuid() != 0) {
+						log_msg(LOG_ERR, "--flush must run as root (the queue is root's, in %s/.queue)",
+							cr.cfg.state_dir.c_str());
+					} else {
+						slurm_io_init();
+						flush_comment_queue(cr.cfg, 1000, cr.cfg.deadline_s - 3);
+					}
+					_exit(0);
+				}
 				epilog_run r(cr.cfg, t0);
 				r.run();
 			} catch (const std::exception &e) {

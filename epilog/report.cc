@@ -1,5 +1,6 @@
 #include "report.hh"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +12,65 @@
 
 namespace denpex::epilog {
 
+void remove_tree(int parent, const std::string &name, int depth)
+{
+	if (depth > 16)
+		return;
+	int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlinkat(parent, name.c_str(), 0);
+		return;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	std::vector<std::string> names;
+	struct dirent *de;
+	while ((de = readdir(d)) != nullptr && names.size() < 100000)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			names.push_back(de->d_name);
+	for (const std::string &n : names)
+		if (unlinkat(dirfd(d), n.c_str(), 0) != 0)
+			remove_tree(dirfd(d), n, depth + 1);
+	closedir(d);
+	unlinkat(parent, name.c_str(), AT_REMOVEDIR);
+}
+
+namespace {
+
+// A directory of ours that a user got to first: in a parent that others may
+// write to (a 1777 spool), a symlink or a directory or file that is not
+// ours. Removed (never followed), so that a user cannot switch diagnosis
+// off by creating it; true when something was removed.
+bool remove_planted(const std::string &path, std::string &note)
+{
+	size_t slash = path.rfind('/');
+	std::string parent = slash == 0 ? "/" : path.substr(0, slash);
+	std::string base = path.substr(slash + 1);
+	struct stat pst, st;
+	if (base.empty() || stat(parent.c_str(), &pst) != 0 || !(pst.st_mode & S_IWOTH) ||
+	    lstat(path.c_str(), &st) != 0)
+		return false;
+	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		return false;
+	int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return false;
+	remove_tree(pfd, base);
+	close(pfd);
+	note = path + " was made by uid " + std::to_string(st.st_uid) + " in a directory anyone may write to; removed";
+	return true;
+}
+
+} // namespace
+
 bool ensure_private_dir(const std::string &path, mode_t mode, std::string &err)
 {
+	std::string note;
+	if (!path.empty() && path[0] == '/' && remove_planted(path, note))
+		err = note; // kept for the caller's log if the rest fails too
 	if (path.empty() || path[0] != '/') {
 		err = path + ": not an absolute path";
 		return false;

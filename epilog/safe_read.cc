@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace denpex::epilog {
 
@@ -79,12 +80,95 @@ bool copy_chunks(int out, int fd, uint64_t limit)
 	return true;
 }
 
+// Copies [off, off + len) of fd as chunks without its NUL bytes (the zeros
+// that pad a sparse file's data blocks would make the copy look binary).
+bool copy_range_text(int out, int fd, uint64_t off, uint64_t len)
+{
+	static char buf[chunk_size];
+	while (len > 0) {
+		size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof(buf), len));
+		ssize_t r = pread(fd, buf, want, static_cast<off_t>(off));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		size_t n = 0;
+		for (ssize_t i = 0; i < r; i++)
+			if (buf[i] != '\0')
+				buf[n++] = buf[i];
+		if (n > 0 && !put_chunk(out, buf, static_cast<uint32_t>(n)))
+			return false;
+		off += static_cast<uint64_t>(r);
+		len -= static_cast<uint64_t>(r);
+	}
+	return true;
+}
+
+// A sparse file's data only (a user's `truncate -s 16M` costs no staging):
+// its data extents, all of them up to cap bytes, else those of the head and
+// of the tail, with a marker where something was left out.
+bool send_sparse(int out, int fd, uint64_t size, uint64_t cap)
+{
+	std::vector<std::pair<uint64_t, uint64_t>> ext; // offset, length
+	uint64_t data = 0;
+	for (off_t pos = 0; static_cast<uint64_t>(pos) < size && ext.size() < 100000;) {
+		off_t d = lseek(fd, pos, SEEK_DATA);
+		if (d < 0)
+			break; // ENXIO: only a hole is left
+		off_t h = lseek(fd, d, SEEK_HOLE);
+		if (h <= d || static_cast<uint64_t>(h) > size)
+			h = static_cast<off_t>(size);
+		ext.push_back({static_cast<uint64_t>(d), static_cast<uint64_t>(h - d)});
+		data += static_cast<uint64_t>(h - d);
+		pos = h;
+	}
+	uint64_t head = data <= cap ? cap : cap / 2, tail = data <= cap ? 0 : cap - head;
+	std::vector<std::pair<uint64_t, uint64_t>> send;
+	uint64_t sent = 0;
+	size_t i = 0;
+	for (; i < ext.size() && sent < head; i++) {
+		uint64_t take = std::min(ext[i].second, head - sent);
+		send.push_back({ext[i].first, take});
+		sent += take;
+		if (take < ext[i].second) {
+			ext[i].first += take;
+			ext[i].second -= take;
+			break;
+		}
+	}
+	std::vector<std::pair<uint64_t, uint64_t>> back;
+	for (size_t j = ext.size(); j > i && tail > 0;) {
+		j--;
+		uint64_t take = std::min(ext[j].second, tail);
+		back.push_back({ext[j].first + ext[j].second - take, take});
+		tail -= take;
+	}
+	send.insert(send.end(), back.rbegin(), back.rend());
+	uint64_t at = 0;
+	auto mark = [&](uint64_t n) {
+		std::string m = "\n[denpex-epilog: " + std::to_string(n) + " bytes omitted]\n";
+		return put_chunk(out, m.data(), static_cast<uint32_t>(m.size()));
+	};
+	for (const auto &seg : send) {
+		if (seg.first > at && at > 0 && !mark(seg.first - at))
+			return false;
+		if (!copy_range_text(out, fd, seg.first, seg.second))
+			return false;
+		at = seg.first + seg.second;
+	}
+	if (size > at && !mark(size - at))
+		return false;
+	return put_chunk(out, nullptr, 0);
+}
+
 // Streams at most cap bytes of an open regular file: all of it, or its head
-// and tail with a marker line between.
-bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t cap)
+// and tail with a marker line between; of a sparse file only its data.
+bool send_fd(int out, int fd, const std::string &name, uint64_t size, uint64_t cap, bool sparse)
 {
 	if (!write_all(out, &rec_file, 1) || !put_str(out, name) || !write_all(out, &size, sizeof(size)))
 		return false;
+	if (sparse)
+		return send_sparse(out, fd, size, cap);
 	uint64_t head = size <= cap ? cap : cap / 2;
 	if (!copy_chunks(out, fd, head))
 		return false;
@@ -142,7 +226,8 @@ struct walker {
 		int fl = fcntl(fd, F_GETFL);
 		if (fl >= 0)
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		bool ok = send_fd(out, fd, rel, static_cast<uint64_t>(st.st_size), cap);
+		bool sparse = static_cast<uint64_t>(st.st_blocks) * 512 < static_cast<uint64_t>(st.st_size);
+		bool ok = send_fd(out, fd, rel, static_cast<uint64_t>(st.st_size), cap, sparse);
 		close(fd);
 		return ok;
 	}
@@ -161,7 +246,9 @@ struct walker {
 		struct dirent *de;
 		while (ok && (de = readdir(d)) != nullptr) {
 			std::string n = de->d_name;
-			if (n == "." || n == "..")
+			// The plugin's root-owned markers: read by the epilog as root
+			// (spool_trust), not evidence.
+			if (n == "." || n == ".." || n.rfind(".denpex-node.", 0) == 0)
 				continue;
 			std::string rel = prefix.empty() ? n : prefix + "/" + n;
 			if (rel.size() > name_max - 1)

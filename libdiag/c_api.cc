@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -40,6 +41,26 @@ denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, con
 			last_error = "no paths given";
 			return DENPEX_ERR_ARGS;
 		}
+		std::vector<denpex_source> sources;
+		for (size_t i = 0; i < npaths; i++)
+			sources.push_back({paths[i], DENPEX_SOURCE_TRUSTED});
+		return denpex_diagnose_sources(sources.data(), sources.size(), opts, verdict_json, verdict_text,
+					       comment_line, warnings);
+	} catch (...) {
+		last_error = "internal error";
+	}
+	return DENPEX_ERR_INTERNAL;
+}
+
+denpex_status denpex_diagnose_sources(const denpex_source *sources, size_t npaths, const denpex_options *opts,
+				      char **verdict_json, char **verdict_text, char **comment_line,
+				      char **warnings) noexcept
+{
+	try {
+		if ((!sources && npaths) || npaths == 0) {
+			last_error = "no paths given";
+			return DENPEX_ERR_ARGS;
+		}
 		diag::pipeline_options po;
 		std::string warn_text;
 		if (opts) {
@@ -59,8 +80,8 @@ denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, con
 			return DENPEX_ERR_CONFIG;
 		}
 		for (size_t i = 0; i < npaths; i++)
-			if (paths[i])
-				an.add_path(paths[i]);
+			if (sources[i].path)
+				an.add_path(sources[i].path, sources[i].provenance == DENPEX_SOURCE_JOB_OUTPUT);
 		if (an.usable_sources() == 0) {
 			last_error = "nothing usable in the given paths";
 			if (warnings)

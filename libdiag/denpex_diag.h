@@ -56,6 +56,34 @@ DENPEX_API denpex_status denpex_diagnose_paths(const char *const *paths, size_t 
 #endif
 	;
 
+/* Where a source came from, for the trust the diagnosis gives it. */
+typedef enum {
+	/* Collected by the caller itself from the kernel, the driver or Slurm
+	 * (the epilog's /dev/kmsg share, accounting): evidence. */
+	DENPEX_SOURCE_TRUSTED = 0,
+	/* Written by the job (stdout, stderr, files in the job's spool): a
+	 * hardware message in it (Xid, ECC, NVLink, GSP, fallen off the bus) is
+	 * the job's claim, noted in the report but never the verdict. */
+	DENPEX_SOURCE_JOB_OUTPUT = 1,
+} denpex_provenance;
+
+typedef struct denpex_source {
+	const char *path;
+	denpex_provenance provenance;
+} denpex_source;
+
+/* As denpex_diagnose_paths, with a provenance per path (file or directory:
+ * everything under a directory shares it). denpex_diagnose_paths treats
+ * every path as DENPEX_SOURCE_TRUSTED, as the CLI does. */
+DENPEX_API denpex_status denpex_diagnose_sources(const denpex_source *sources, size_t nsources,
+						 const denpex_options *opts,
+						 char **verdict_json, char **verdict_text,
+						 char **comment_line, char **warnings)
+#ifdef __cplusplus
+	noexcept
+#endif
+	;
+
 DENPEX_API void denpex_free(void *p);
 
 /* The reason for the last failure in this thread. */

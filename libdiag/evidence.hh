@@ -22,6 +22,7 @@ struct source_file {
 	uint64_t bytes_read = 0;
 	uint64_t bytes_skipped = 0;
 	bool labels_are_not_ranks = false; // srun labels seen next to a different [rankR]
+	bool job_output = false; // written by the job itself: its hardware lines are claims
 };
 
 struct job_facts {

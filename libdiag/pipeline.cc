@@ -96,9 +96,11 @@ void analysis::warn(const std::string &msg)
 	an_ev.warnings.push_back(msg);
 }
 
-void analysis::add_path(const std::string &path)
+void analysis::add_path(const std::string &path, bool job_output)
 {
+	an_job_output = job_output;
 	add_file(path, 0);
+	an_job_output = false;
 }
 
 void analysis::add_file(const std::string &path, int depth)
@@ -181,6 +183,7 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	source_file sf;
 	sf.path = path;
 	sf.kind = sr.kind;
+	sf.job_output = an_job_output;
 	if (sr.what == sniffed::fr_pickle) {
 		if (!seekable_path) {
 			warn(path + ": skipped: a flight-recorder dump must be given as a file");
@@ -253,8 +256,36 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	an_usable++;
 }
 
+namespace {
+
+// Hardware classes rest on the kernel or the driver: the same text printed
+// by the job itself (an echo, a forged log) is set aside before the
+// diagnosis, and the report says so.
+std::string set_aside_hardware_claims(evidence &ev)
+{
+	size_t n = 0;
+	std::string first;
+	for (event &e : ev.events) {
+		if (e.dropped || e.file >= ev.sources().size() || !ev.sources()[e.file].job_output)
+			continue;
+		if (e.cls != failure_class::gpu_hardware && e.kind != rule_kind::xid)
+			continue;
+		e.dropped = true;
+		if (n++ == 0)
+			first = ev.sources()[e.file].path + ":" + std::to_string(e.line);
+	}
+	if (n == 0)
+		return "";
+	return std::to_string(n) + " GPU hardware message" + (n == 1 ? "" : "s") +
+	       " in the job's own output (first at " + first +
+	       ") set aside: a claim by the job, not kernel or driver evidence";
+}
+
+} // namespace
+
 verdict analysis::run()
 {
+	std::string claims = set_aside_hardware_claims(an_ev);
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
@@ -268,6 +299,8 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	if (!claims.empty())
+		v.notes.push_back(claims);
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;

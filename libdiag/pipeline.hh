@@ -36,8 +36,9 @@ public:
 	bool init(const pipeline_options &opts, std::string &err);
 
 	// Adds a file or a directory (walked, in name order). Unreadable or
-	// binary files are skipped with a warning.
-	void add_path(const std::string &path);
+	// binary files are skipped with a warning. job_output: written by the
+	// job (not collected from the kernel or Slurm by the caller).
+	void add_path(const std::string &path, bool job_output = false);
 	// Reads a pasted log from an open descriptor (stdin).
 	void add_fd(int fd, const std::string &name);
 
@@ -65,6 +66,7 @@ private:
 	hang_structure an_fr;
 	std::vector<std::string> an_fr_paths;
 	size_t an_usable = 0;
+	bool an_job_output = false; // provenance of the path being added
 };
 
 } // namespace diag

@@ -175,6 +175,9 @@ std::string verdict_to_comment(const verdict &v, size_t max_len)
 	head += ": ";
 	std::string tail = " -> " + std::string(action_name(v.action));
 	std::string cause = clean(v.cause.empty() ? v.summary : v.cause);
+	// Readers of sacct see no report: a guess must say it is one.
+	if (v.confidence == "low" && v.cls != failure_class::unknown)
+		cause = "low confidence: " + cause;
 	// The cause gives way first, so the action always survives the cap.
 	size_t room = max_len > head.size() + tail.size() ? max_len - head.size() - tail.size() : 0;
 	if (cause.size() > room) {

@@ -34,13 +34,14 @@ struct remote_context {
 	uint32_t rc_step;
 	uint32_t rc_nnodes;
 	uint32_t rc_node_id;
+	uint32_t rc_restart;
 	uid_t rc_uid;
 	gid_t rc_gid;
 	char rc_node[256];
 	char rc_job_dir[1024];
 };
 
-remote_context context = {0, -1, -1, -1, 0, 0, 0, 0, 0, 0, {0}, {0}};
+remote_context context = {0, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, {0}, {0}};
 
 void close_fd(int *fd)
 {
@@ -55,7 +56,7 @@ void context_reset()
 	close_fd(&context.rc_ranks_fd);
 	close_fd(&context.rc_exits_fd);
 	context.rc_enabled = 0;
-	context.rc_job = context.rc_step = context.rc_nnodes = context.rc_node_id = 0;
+	context.rc_job = context.rc_step = context.rc_nnodes = context.rc_node_id = context.rc_restart = 0;
 	context.rc_uid = 0;
 	context.rc_gid = 0;
 	context.rc_node[0] = '\0';
@@ -90,10 +91,19 @@ void find_node_name(spank_t sp)
 			*p = '_';
 }
 
+spool_identity identity()
+{
+	spool_identity id;
+	id.si_job = context.rc_job;
+	id.si_restart = context.rc_restart;
+	id.si_node = context.rc_node;
+	return id;
+}
+
 int open_spool(const plugin_config *cfg)
 {
 	std::string err;
-	int fd = spool_open_job_dir(cfg->pc_spool, context.rc_job, context.rc_uid, context.rc_gid, &err);
+	int fd = spool_open_job_dir(cfg->pc_spool, identity(), context.rc_uid, context.rc_gid, &err);
 	if (fd < 0) {
 		slurm_error("denpex: %s; job %u runs without NCCL log files, flight recorder dumps and rank "
 			    "map on %s",
@@ -142,6 +152,10 @@ bool get_job_items(spank_t sp)
 		nnodes = 0;
 	if (spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS)
 		node_id = 0;
+	uint32_t restart = 0;
+	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &restart) != ESPANK_SUCCESS)
+		restart = 0;
+	context.rc_restart = restart;
 	context.rc_job = job;
 	context.rc_step = step;
 	context.rc_uid = uid;
@@ -243,6 +257,25 @@ int remote_task_init(spank_t sp, int, char **)
 	if (spool_write_atomic(context.rc_ranks_fd, record_name(ids).c_str(), rank_record_json(r), context.rc_uid,
 			       context.rc_gid, &err) != 0)
 		slurm_error("denpex: rank map %s/ranks/%s", context.rc_job_dir, err.c_str());
+	return 0;
+}
+
+// In slurmstepd (root) right after the task's fork: its pid goes into the
+// root-owned marker, where the job cannot forge it; the epilog attributes
+// kernel messages (OOM kills, Xids) to the job by these pids.
+int remote_task_post_fork(spank_t sp, int, char **)
+{
+	if (!context.rc_enabled || context.rc_job_fd < 0)
+		return 0;
+	pid_t pid = 0;
+	uint32_t task = 0;
+	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || pid <= 0)
+		return 0;
+	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS)
+		task = 0;
+	std::string err;
+	if (spool_record_task(context.rc_job_fd, identity(), pid, context.rc_step, task, &err) != 0)
+		slurm_debug("denpex: task pid record %s/%s", context.rc_job_dir, err.c_str());
 	return 0;
 }
 

@@ -67,6 +67,11 @@ extern "C" DENPEX_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char **av
 	return guard("task_init", 0, [&]() -> int { return remote_task_init(sp, ac, av); });
 }
 
+extern "C" DENPEX_EXPORT int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	return guard("task_post_fork", 0, [&]() -> int { return remote_task_post_fork(sp, ac, av); });
+}
+
 extern "C" DENPEX_EXPORT int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
 	return guard("task_exit", 0, [&]() -> int { return remote_task_exit(sp, ac, av); });

@@ -82,6 +82,7 @@ int allocator_init_post_opt(spank_t sp, int ac, char **av);
 // ---------------------------------------------------------------- remote
 int remote_init_post_opt(spank_t sp, int ac, char **av);
 int remote_task_init(spank_t sp, int ac, char **av);
+int remote_task_post_fork(spank_t sp, int ac, char **av);
 int remote_task_exit(spank_t sp, int ac, char **av);
 int remote_exit(spank_t sp, int ac, char **av);
 
@@ -155,10 +156,24 @@ int64_t realtime_ns();
 const char *signal_name(int sig);
 
 // ---------------------------------------------------------------- spool
-// Opens (creating if needed) <spool>/<job> owned by uid:gid, mode 0750, and
-// the named subdirectories inside it; never follows a symlink. Returns the
+// Root-owned marker files in the job dir, one per node: ".denpex-node.<node>".
+#define DENPEX_MARKER_PREFIX ".denpex-node."
+
+// Which job instance a spool dir is for.
+struct spool_identity {
+	uint32_t si_job = 0;
+	uint32_t si_restart = 0; // S_SLURM_RESTART_COUNT: a requeued run gets a fresh dir
+	std::string si_node;     // safe alphabet (file name)
+};
+
+// Opens (creating if needed) <spool>/<job> owned by uid:gid, mode 0750, with
+// this node's marker; never follows a symlink, never adopts a dir that this
+// plugin did not make for this job (as root it removes it). Returns the
 // directory fd (O_CLOEXEC) or -1 with *err set to a readable reason.
-int spool_open_job_dir(const char *spool, uint32_t job, uid_t uid, gid_t gid, std::string *err);
+int spool_open_job_dir(const char *spool, const spool_identity &id, uid_t uid, gid_t gid, std::string *err);
+// Appends "pid=P step=S task=T" to this node's marker (root only).
+int spool_record_task(int job_fd, const spool_identity &id, pid_t pid, uint32_t step, uint32_t task,
+		      std::string *err);
 // Opens (creating if needed) the subdirectory `name` of dirfd, owned by
 // uid:gid, mode 0750, without following symlinks. -1 and *err on failure.
 int spool_open_subdir(int dirfd, const char *name, uid_t uid, gid_t gid, std::string *err);

@@ -6,9 +6,11 @@
 #include "../epilog/comment.hh"
 #include "../epilog/config.hh"
 #include "../epilog/expand.hh"
+#include "../epilog/attribution.hh"
 #include "../epilog/kmsg.hh"
 #include "../epilog/report.hh"
 #include "../epilog/safe_read.hh"
+#include "../epilog/spool_trust.hh"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -491,6 +493,145 @@ START_TEST(kmsg_record_format)
 }
 END_TEST
 
+// ---------------------------------------------------------------- trust
+
+START_TEST(kernel_lines_attributed_to_the_job_only)
+{
+	job_scope j;
+	j.job_id = 42;
+	j.uid = 1000;
+	j.pids = {4242};
+	j.gpu_buses = {"0000:3b:00"};
+	j.start = 5000;
+	// The job's own cgroup, pid, uid or GPU.
+	ck_assert(kernel_line_is_jobs("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+				      "oom_memcg=/slurm/uid_1000/job_42,task_memcg=/slurm/uid_1000/job_42/step_0,"
+				      "task=python,pid=777,uid=1000", 4000, j));
+	ck_assert(kernel_line_is_jobs("Memory cgroup out of memory: Killed process 4242 (python) total-vm:1kB", 5001, j));
+	ck_assert(kernel_line_is_jobs("Out of memory: Killed process 9 (x) total-vm:1kB, UID:1000 pgtables:1kB", 5001, j));
+	ck_assert(kernel_line_is_jobs("NVRM: Xid (PCI:0000:3B:00): 79, pid=1, GPU has fallen off the bus.", 4000, j));
+	// Another job's cgroup, another GPU, root, an unknown pid: not the job's.
+	ck_assert(!kernel_line_is_jobs("oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=/slurm/uid_1000/job_41,"
+				       "task_memcg=/slurm/uid_1000/job_41/step_0,task=python,pid=4242,uid=1000", 5001, j));
+	ck_assert(!kernel_line_is_jobs("NVRM: Xid (PCI:0000:86:00): 79, pid=4242, GPU has fallen off the bus.", 5001, j));
+	ck_assert(!kernel_line_is_jobs("Memory cgroup out of memory: Killed process 18502 (secret) total-vm:1kB, UID:0 "
+				       "pgtables:1kB", 5001, j));
+	ck_assert(!kernel_line_is_jobs("Mem-Info:", 5001, j));
+	// The user's earlier job (same uid, before this one started) is not this one.
+	ck_assert(!kernel_line_is_jobs("Memory cgroup out of memory: Killed process 9 (python) UID:1000", 4990, j));
+	CK_STR_EQ(normalize_bus_id("00000000:3B:00.0"), "0000:3b:00");
+	CK_STR_EQ(normalize_bus_id("3b:00.1"), "0000:3b:00");
+	ck_assert(normalize_bus_id("has").empty());
+	// The driver's information files map minor numbers to bus ids.
+	std::string d = make_tmpdir();
+	ck_assert_int_eq(mkdir((d + "/0000:3b:00.0").c_str(), 0755), 0);
+	FILE *f = fopen((d + "/0000:3b:00.0/information").c_str(), "w");
+	fputs("Model: \t\t X\nBus Location: \t 0000:3b:00.0\nDevice Minor: \t 2\n", f);
+	fclose(f);
+	std::vector<std::string> b = gpu_buses_of(d, "2");
+	ck_assert_int_eq(b.size(), 1);
+	CK_STR_EQ(b[0], "0000:3b:00");
+	ck_assert(gpu_buses_of(d, "0,1").empty());
+}
+END_TEST
+
+START_TEST(spool_dir_needs_the_plugins_marker)
+{
+	if (geteuid() != 0)
+		return; // markers are root's
+	std::string spool = make_tmpdir();
+	std::string jd = spool + "/42";
+	ck_assert_int_eq(mkdir(jd.c_str(), 0750), 0);
+	ck_assert_int_eq(chown(jd.c_str(), 1000, 1000), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(jd.c_str(), &st), 0);
+	// No marker: not read.
+	spool_check c = check_job_spool(spool, 42, 1000, 0, 100, "node1");
+	ck_assert(!c.ok);
+	// A marker the user wrote (not root's): not read.
+	std::string m = jd + "/.denpex-node.node1";
+	std::string line = "denpex-spool 1 job=42 uid=1000 restart=0 ino=" + std::to_string(st.st_ino) +
+			   " time_ns=200000000000\npid=4242 step=0 task=1\n";
+	FILE *f = fopen(m.c_str(), "w");
+	fputs(line.c_str(), f);
+	fclose(f);
+	ck_assert_int_eq(chown(m.c_str(), 1000, 1000), 0);
+	c = check_job_spool(spool, 42, 1000, 0, 100, "node1");
+	ck_assert(!c.ok);
+	// Root's: read, with the task pids.
+	ck_assert_int_eq(chown(m.c_str(), 0, 0), 0);
+	c = check_job_spool(spool, 42, 1000, 0, 100, "node1");
+	ck_assert_msg(c.ok, "%s", c.why.c_str());
+	ck_assert_int_eq(c.pids.size(), 1);
+	ck_assert_int_eq(c.pids[0], 4242);
+	ck_assert(!c.other_nodes);
+	// Another user, another run (requeue), or made before the job started.
+	ck_assert(!check_job_spool(spool, 42, 1001, 0, 100, "node1").ok);
+	ck_assert(!check_job_spool(spool, 42, 1000, 1, 100, "node1").ok);
+	ck_assert(!check_job_spool(spool, 42, 1000, 0, 300, "node1").ok);
+	// A marker moved in from another directory (its inode differs).
+	ck_assert_int_eq(rename(jd.c_str(), (spool + "/43").c_str()), 0);
+	ck_assert_int_eq(mkdir(jd.c_str(), 0750), 0);
+	ck_assert_int_eq(chown(jd.c_str(), 1000, 1000), 0);
+	ck_assert_int_eq(rename((spool + "/43/.denpex-node.node1").c_str(), m.c_str()), 0);
+	ck_assert(!check_job_spool(spool, 42, 1000, 0, 100, "node1").ok);
+	std::string cmd = "rm -rf " + spool;
+	ck_assert_int_eq(system(cmd.c_str()), 0);
+}
+END_TEST
+
+START_TEST(planted_state_dir_is_replaced)
+{
+	if (geteuid() != 0)
+		return;
+	std::string parent = make_tmpdir();
+	chmod(parent.c_str(), 01777);
+	std::string target = make_tmpdir();
+	std::string err;
+	// A user's directory where ours goes, or a symlink: removed, made afresh.
+	std::string sd = parent + "/.epilog";
+	ck_assert_int_eq(mkdir(sd.c_str(), 0777), 0);
+	ck_assert_int_eq(chown(sd.c_str(), 1000, 1000), 0);
+	ck_assert_msg(ensure_private_dir(sd, 0700, err), "%s", err.c_str());
+	struct stat st;
+	ck_assert_int_eq(lstat(sd.c_str(), &st), 0);
+	ck_assert_int_eq(st.st_uid, 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	ck_assert_int_eq(rmdir(sd.c_str()), 0);
+	ck_assert_int_eq(symlink(target.c_str(), sd.c_str()), 0);
+	ck_assert_msg(ensure_private_dir(sd, 0700, err), "%s", err.c_str());
+	ck_assert_int_eq(lstat(sd.c_str(), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert(exists(target));
+	std::string cmd = "rm -rf " + parent + " " + target;
+	ck_assert_int_eq(system(cmd.c_str()), 0);
+}
+END_TEST
+
+START_TEST(safe_read_skips_holes)
+{
+	std::string d = make_tmpdir(), st = make_tmpdir();
+	std::string f = d + "/sparse.log";
+	int fd = open(f.c_str(), O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_eq(write(fd, "KeyError: 'x'\n", 14), 14);
+	ck_assert_int_eq(ftruncate(fd, 16 << 20), 0);
+	close(fd);
+	int sfd = open(st.c_str(), O_RDONLY | O_DIRECTORY);
+	copy_report rep;
+	uint64_t budget = 64 << 20;
+	read_limits lim;
+	lim.max_bytes_per_file = 32 << 20;
+	lim.budget = &budget;
+	safe_copy_file(f, cred_for_job(getuid(), getgid()), lim, sfd, "copy", rep);
+	close(sfd);
+	ck_assert_int_eq(rep.files.size(), 1);
+	ck_assert_uint_lt(rep.files[0].bytes, 4096);
+	std::string c = slurp(st + "/copy");
+	ck_assert(c.rfind("KeyError: 'x'\n", 0) == 0);
+	ck_assert(c.find("omitted") != std::string::npos);
+}
+END_TEST
+
 int main()
 {
 	Suite *s = suite_create("epilog");
@@ -524,6 +665,10 @@ int main()
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kmsg");
 	tcase_add_test(tc, kmsg_record_format);
+	tcase_add_test(tc, kernel_lines_attributed_to_the_job_only);
+	tcase_add_test(tc, spool_dir_needs_the_plugins_marker);
+	tcase_add_test(tc, planted_state_dir_is_replaced);
+	tcase_add_test(tc, safe_read_skips_holes);
 	suite_add_tcase(s, tc);
 	return diag_ck_run(s);
 }

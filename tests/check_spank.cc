@@ -499,11 +499,20 @@ END_TEST
 
 // ------------------------------------------------------------ spool
 
+spool_identity ident(uint32_t job, uint32_t restart = 0)
+{
+	spool_identity id;
+	id.si_job = job;
+	id.si_restart = restart;
+	id.si_node = "node1";
+	return id;
+}
+
 START_TEST(test_spool_dirs)
 {
 	std::string spool = make_tmpdir();
 	std::string err;
-	int fd = spool_open_job_dir(spool.c_str(), 123, getuid(), getgid(), &err);
+	int fd = spool_open_job_dir(spool.c_str(), ident(123), getuid(), getgid(), &err);
 	ck_assert_msg(fd >= 0, "%s", err.c_str());
 	struct stat st;
 	ck_assert_int_eq(fstat(fd, &st), 0);
@@ -511,7 +520,7 @@ START_TEST(test_spool_dirs)
 	ck_assert_int_eq(st.st_uid, getuid());
 	ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	// A second node opening the same dir is fine.
-	int fd2 = spool_open_job_dir(spool.c_str(), 123, getuid(), getgid(), &err);
+	int fd2 = spool_open_job_dir(spool.c_str(), ident(123), getuid(), getgid(), &err);
 	ck_assert_msg(fd2 >= 0, "%s", err.c_str());
 	close(fd2);
 	int sub = spool_open_subdir(fd, "ranks", getuid(), getgid(), &err);
@@ -532,25 +541,39 @@ START_TEST(test_spool_dirs)
 	ck_assert_int_eq(symlinkat(target.c_str(), fd, "nccl"), 0);
 	ck_assert_int_eq(spool_open_subdir(fd, "nccl", getuid(), getgid(), &err), -1);
 	ck_assert_msg(err.find("nccl") != std::string::npos, "%s", err.c_str());
-	// ... nor where the job dir goes.
+	// ... nor where the job dir goes: as root it is removed (the target
+	// untouched) and a fresh dir made; as a user it is refused.
 	ck_assert_int_eq(symlink(target.c_str(), (spool + "/124").c_str()), 0);
-	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), 124, getuid(), getgid(), &err), -1);
-	// A plain file there is refused too.
+	close(open((target + "/keep").c_str(), O_CREAT | O_WRONLY, 0600));
+	int planted = spool_open_job_dir(spool.c_str(), ident(124), getuid(), getgid(), &err);
+	if (geteuid() == 0) {
+		ck_assert_msg(planted >= 0, "%s", err.c_str());
+		ck_assert_int_eq(lstat((spool + "/124").c_str(), &st), 0);
+		ck_assert(S_ISDIR(st.st_mode));
+		ck_assert_int_eq(access((target + "/keep").c_str(), F_OK), 0);
+		close(planted);
+	} else {
+		ck_assert_int_eq(planted, -1);
+	}
+	// A plain file there: the same.
 	close(open((spool + "/125").c_str(), O_CREAT | O_WRONLY, 0600));
-	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), 125, getuid(), getgid(), &err), -1);
+	planted = spool_open_job_dir(spool.c_str(), ident(125), getuid(), getgid(), &err);
+	ck_assert_int_eq(planted >= 0, geteuid() == 0);
+	if (planted >= 0)
+		close(planted);
 	close(fd);
 
 	// A world-writable spool must be sticky.
 	ck_assert_int_eq(chmod(spool.c_str(), 0777), 0);
-	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), 126, getuid(), getgid(), &err), -1);
+	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), ident(126), getuid(), getgid(), &err), -1);
 	ck_assert_msg(err.find("not sticky") != std::string::npos, "%s", err.c_str());
 	ck_assert_int_eq(chmod(spool.c_str(), 01777), 0);
-	fd = spool_open_job_dir(spool.c_str(), 126, getuid(), getgid(), &err);
+	fd = spool_open_job_dir(spool.c_str(), ident(126), getuid(), getgid(), &err);
 	ck_assert_msg(fd >= 0, "%s", err.c_str());
 	close(fd);
 
 	// A missing spool is an error with the path in it, never a crash.
-	ck_assert_int_eq(spool_open_job_dir("/nonexistent/denpex", 1, getuid(), getgid(), &err), -1);
+	ck_assert_int_eq(spool_open_job_dir("/nonexistent/denpex", ident(1), getuid(), getgid(), &err), -1);
 	ck_assert_msg(err.find("/nonexistent/denpex") != std::string::npos, "%s", err.c_str());
 	cmd = "rm -rf " + spool + " " + target;
 	ck_assert_int_eq(system(cmd.c_str()), 0);
@@ -564,12 +587,48 @@ START_TEST(test_spool_foreign_owner)
 		return;
 	std::string spool = make_tmpdir();
 	std::string err;
+	// Planted by another user (a 1777 spool) with a forged record: removed,
+	// and a fresh dir for the job's user made in its place.
 	ck_assert_int_eq(mkdir((spool + "/200").c_str(), 0777), 0);
 	ck_assert_int_eq(chown((spool + "/200").c_str(), 4321, 4321), 0);
-	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), 200, 1234, 1234, &err), -1);
-	ck_assert_msg(err.find("owned by uid 4321") != std::string::npos, "%s", err.c_str());
+	close(open((spool + "/200/forged.log").c_str(), O_CREAT | O_WRONLY, 0644));
+	int fd0 = spool_open_job_dir(spool.c_str(), ident(200), 1234, 1234, &err);
+	ck_assert_msg(fd0 >= 0, "%s", err.c_str());
+	struct stat st0;
+	ck_assert_int_eq(fstat(fd0, &st0), 0);
+	ck_assert_int_eq(st0.st_uid, 1234);
+	ck_assert_int_ne(access((spool + "/200/forged.log").c_str(), F_OK), 0);
+	// Its root-owned marker names the job, the user and the restart count.
+	std::string marker = slurp(spool + "/200/" DENPEX_MARKER_PREFIX "node1");
+	ck_assert_msg(marker.find("denpex-spool 1 job=200 uid=1234 restart=0 ino=") == 0, "%s", marker.c_str());
+	ck_assert_int_eq(stat((spool + "/200/" DENPEX_MARKER_PREFIX "node1").c_str(), &st0), 0);
+	ck_assert_int_eq(st0.st_uid, 0);
+	// A second node adopts it; the task pids go into each node's marker.
+	spool_identity n2 = ident(200);
+	n2.si_node = "node2";
+	int fd1 = spool_open_job_dir(spool.c_str(), n2, 1234, 1234, &err);
+	ck_assert_msg(fd1 >= 0, "%s", err.c_str());
+	ck_assert_int_eq(spool_record_task(fd1, n2, 4242, 0, 3, &err), 0);
+	marker = slurp(spool + "/200/" DENPEX_MARKER_PREFIX "node2");
+	ck_assert_msg(marker.find("\npid=4242 step=0 task=3\n") != std::string::npos, "%s", marker.c_str());
+	close(fd1);
+	close(fd0);
+	// Left by an earlier run (a requeue: another restart count) or by
+	// another user's job with the same id: never adopted.
+	ck_assert_int_eq(open((spool + "/200/old-exit.json").c_str(), O_CREAT | O_WRONLY, 0644) >= 0, 1);
+	fd1 = spool_open_job_dir(spool.c_str(), ident(200, 1), 1234, 1234, &err);
+	ck_assert_msg(fd1 >= 0, "%s", err.c_str());
+	ck_assert_int_ne(access((spool + "/200/old-exit.json").c_str(), F_OK), 0);
+	close(fd1);
+	close(open((spool + "/200/old-exit.json").c_str(), O_CREAT | O_WRONLY, 0644));
+	fd1 = spool_open_job_dir(spool.c_str(), ident(200, 1), 5678, 5678, &err);
+	ck_assert_msg(fd1 >= 0, "%s", err.c_str());
+	ck_assert_int_ne(access((spool + "/200/old-exit.json").c_str(), F_OK), 0);
+	ck_assert_int_eq(fstat(fd1, &st0), 0);
+	ck_assert_int_eq(st0.st_uid, 5678);
+	close(fd1);
 	// Created by root for a user: chowned to that user.
-	int fd = spool_open_job_dir(spool.c_str(), 201, 1234, 1235, &err);
+	int fd = spool_open_job_dir(spool.c_str(), ident(201), 1234, 1235, &err);
 	ck_assert_msg(fd >= 0, "%s", err.c_str());
 	struct stat st;
 	ck_assert_int_eq(fstat(fd, &st), 0);
@@ -581,7 +640,7 @@ START_TEST(test_spool_foreign_owner)
 	close(fd);
 	// A spool that does not belong to root is refused.
 	ck_assert_int_eq(chown(spool.c_str(), 4321, 4321), 0);
-	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), 202, 1234, 1234, &err), -1);
+	ck_assert_int_eq(spool_open_job_dir(spool.c_str(), ident(202), 1234, 1234, &err), -1);
 	ck_assert_msg(err.find("not root") != std::string::npos, "%s", err.c_str());
 	std::string cmd = "rm -rf " + spool;
 	ck_assert_int_eq(system(cmd.c_str()), 0);

@@ -8,13 +8,18 @@ endif
 endif
 tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
 	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
-	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc
+	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc epilog/attribution.cc \
+	epilog/spool_trust.cc epilog/comment_queue.cc
 tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS)
 
 if BUILD_EPILOG
 TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
+if BUILD_SPANK
+TESTS += %reldir%/slurm/trust_integration.sh
+endif
 endif
 EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
+	%reldir%/slurm/trust_integration.sh \
 	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py
