@@ -102,6 +102,11 @@ std::optional<std::string> comment_compose(const std::string &existing, const st
 		return std::nullopt;
 	if (existing.find(verdict) != std::string::npos)
 		return std::nullopt;
+	// One verdict per job: a later run by hand (its spool dir is gone by
+	// then, so its evidence is thinner) never adds a second one.
+	if (existing.rfind("denpex: ", 0) == 0 ||
+	    existing.find(std::string(comment_separator) + "denpex: ") != std::string::npos)
+		return std::nullopt;
 	if (existing.empty())
 		return verdict;
 	std::string out = existing + comment_separator + verdict;

@@ -24,8 +24,9 @@ std::string comment_sanitize(const std::string &s, size_t cap);
 // host and the "-> action" at the end survive.
 std::string comment_verdict(const std::string &line, size_t cap);
 
-// The new field value, or nullopt when the verdict is already present (or
-// when appending would exceed comment_field_max: the existing text wins).
+// The new field value, or nullopt when the verdict (or any verdict of ours,
+// "denpex: ..." at the start or after "; ") is already present, or when
+// appending would exceed comment_field_max: the existing text wins.
 std::optional<std::string> comment_compose(const std::string &existing, const std::string &verdict);
 
 } // namespace denpex::epilog

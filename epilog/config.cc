@@ -247,6 +247,8 @@ config_result config_parse_string(const std::string &text, const std::string &na
 			num_key(c.max_bytes_per_file, 4096, 1ull << 40);
 		else if (e.key == "max_total_bytes")
 			num_key(c.max_total_bytes, 4096, 1ull << 40);
+		else if (e.key == "max_state_bytes")
+			num_key(c.max_state_bytes, 4096, 1ull << 44);
 		else if (e.key == "kernel_max_bytes")
 			num_key(c.kernel_max_bytes, 0, 1ull << 30);
 		else if (e.key == "kernel_slack_s")

@@ -25,6 +25,8 @@ struct config {
 	unsigned read_timeout_s = 10;
 	uint64_t max_bytes_per_file = 16ull << 20;
 	uint64_t max_total_bytes = 256ull << 20;
+	// All staging on this node (every job's, under state_dir) stays below this.
+	uint64_t max_state_bytes = 1ull << 30;
 	uint64_t kernel_max_bytes = 1ull << 20;
 	unsigned kernel_slack_s = 60;
 	enum comment_field comment_field = comment_field::comment;

@@ -208,6 +208,39 @@ std::string printable(const std::string &s)
 	return o;
 }
 
+// Bytes on disk under dirfd (bounded walk: staging has few levels).
+uint64_t disk_bytes(int dirfd, int depth, unsigned &entries)
+{
+	int fd = dup(dirfd);
+	if (fd < 0)
+		return 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	uint64_t total = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != nullptr && entries < 100000) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		entries++;
+		struct stat st;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		total += static_cast<uint64_t>(st.st_blocks) * 512;
+		if (S_ISDIR(st.st_mode) && depth < 8) {
+			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				total += disk_bytes(sub, depth + 1, entries);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return total;
+}
+
 size_t count_entries(int dirfd, const char *sub)
 {
 	int fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -929,6 +962,11 @@ void epilog_run::diagnose(int jfd)
 			close(sfd);
 		}
 	}
+	// EpilogSlurmctld diagnosing: the nodes left a shared spool dir to us.
+	if (!ctx.node_context && spool_job.empty()) {
+		spool_job = ctx.spool_base + "/" + ctx.job_id_str;
+		spool = check_job_spool(ctx.spool_base, ctx.job_id, ctx.uid, ji.restart_cnt, ji.start, "");
+	}
 	remove_spool(true);
 }
 
@@ -1032,6 +1070,20 @@ void epilog_run::run()
 	int jfd = open_job_state_dir();
 	if (jfd < 0)
 		return;
+	// What every job's staging on this node may take together.
+	int sfd = open(cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd >= 0) {
+		unsigned entries = 0;
+		uint64_t used = disk_bytes(sfd, 0, entries);
+		close(sfd);
+		uint64_t room = used < cfg.max_state_bytes ? cfg.max_state_bytes - used : 0;
+		if (room < budget) {
+			budget = room;
+			rep.skipped.push_back({cfg.state_dir, "already holds " + std::to_string(used) +
+							  " bytes (max_state_bytes " + std::to_string(cfg.max_state_bytes) +
+							  "): " + std::to_string(room) + " bytes left for this job's copies"});
+		}
+	}
 	if (diagnoses_here && left() > 30)
 		flush_comment_queue(cfg, 3, std::min(15.0, left() / 4));
 	if (ctx.node_context)

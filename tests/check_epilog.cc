@@ -127,7 +127,7 @@ START_TEST(config_parses_every_key)
 			"max_bytes_per_file: 2M\nmax_total_bytes: 1G\nkernel_max_bytes: 64K\n"
 			"kernel_slack_s: 10\ncomment_field: admin_comment\ncomment_max_bytes: 100\n"
 			"diagnose_states: [failed, TIMEOUT]\nkernel_log: none\n"
-			"diagnose_in: slurmctld\nkeep_state: true\n";
+			"diagnose_in: slurmctld\nkeep_state: true\nkeep_spool: true\nmax_state_bytes: 2G\n";
 	config_result r = config_parse_string(y, "t.yaml");
 	for (auto &e : r.errors)
 		fprintf(stderr, "%s\n", e.c_str());
@@ -142,6 +142,8 @@ START_TEST(config_parses_every_key)
 	ck_assert_uint_eq(c.read_timeout_s, 3);
 	ck_assert_uint_eq(c.max_bytes_per_file, 2u << 20);
 	ck_assert_uint_eq(c.max_total_bytes, 1ull << 30);
+	ck_assert_uint_eq(c.max_state_bytes, 2ull << 30);
+	ck_assert(c.keep_spool);
 	ck_assert_uint_eq(c.kernel_max_bytes, 64u << 10);
 	ck_assert_uint_eq(c.kernel_slack_s, 10);
 	ck_assert(c.comment_field == comment_field::admin_comment);
@@ -273,6 +275,10 @@ START_TEST(comment_append_idempotent)
 	CK_STR_EQ(b->c_str(), ("my run 7; " + v));
 	ck_assert(!comment_compose(*b, v).has_value());
 	ck_assert(!comment_compose(std::string(comment_field_max, 'u'), v).has_value());
+	// A second, different verdict for the same job (a rerun by hand with
+	// less evidence) is not added.
+	ck_assert(!comment_compose(*b, "denpex: unknown: no cause -> investigate").has_value());
+	ck_assert(!comment_compose(v, "denpex: unknown: no cause -> investigate").has_value());
 	ck_assert(!comment_compose("x", "").has_value());
 }
 END_TEST

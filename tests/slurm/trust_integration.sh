@@ -324,6 +324,19 @@ else
 	bad "5 sparse files: epilogs did not finish"
 fi
 
+# Per node: every job's staging together stays under max_state_bytes.
+write_conf "max_state_bytes: 6M"
+mkdir -p "$STATE/leftover" && head -c 8M /dev/urandom >"$STATE/leftover/copy"
+j=$(submit capped -- "python3 -c '1/0'")
+if wait_epilogs "$j"; then
+	check "5 state_dir over max_state_bytes: the job's copies are capped, and the report says so" \
+		sh -c "grep -q 'bytes left for this job' '$WORK/reports/$j.txt'"
+else
+	bad "5 max_state_bytes: epilogs did not finish"
+fi
+rm -rf "${STATE:?}/leftover"
+write_conf
+
 # ---------------------------------------------------------------- 7: stdout first
 j=$(submit budget -- "for i in 1 2 3 4 5 6; do yes 'filler line of the run, nothing to see here' | head -c 1048576 >$SPOOL/\$SLURM_JOB_ID/nccl/fill\$i.log; done
 python3 -c 'd = {}; d[\"learning_rate\"]' 2>&1
