@@ -246,6 +246,8 @@ if want node_failure; then
 	expect node_failure "$j" srun 'node_failure on node2:' 2
 	check "node_failure: state NODE_FAIL" test "$(state_of "$j")" = NODE_FAIL
 	restart_testbed || bad "node_failure: testbed restart (slurmd of node2)"
+	# Back, it first completes the killed job's part (state comp).
+	for ((i = 0; i < 240; i++)); do [ "$(sinfo -h -n node2 -o %t | sort -u)" = idle ] && break; sleep 0.25; done
 	check "node_failure: node2 back ($(sinfo -h -n node2 -o %t | sort -u | paste -sd, -))" \
 		test "$(sinfo -h -n node2 -o %t | sort -u)" = idle
 fi
