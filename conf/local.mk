@@ -5,6 +5,7 @@ denpexsigdir = $(sysconfdir)/denpex/signatures
 dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
 	%reldir%/signatures/filesystem.yaml \
+	%reldir%/signatures/gloo.yaml \
 	%reldir%/signatures/gpu.yaml \
 	%reldir%/signatures/handled.yaml \
 	%reldir%/signatures/launch.yaml \

@@ -163,7 +163,7 @@ bool parse_bool(const std::string &s, bool &v)
 
 static const char *const known_states[] = {"PENDING",	"RUNNING",   "SUSPENDED",    "COMPLETED",
 					   "CANCELLED", "FAILED",    "TIMEOUT",	     "NODE_FAIL",
-					   "PREEMPTED", "BOOT_FAIL", "DEADLINE",     "OUT_OF_MEMORY"};
+					   "PREEMPTED", "BOOT_FAIL", "DEADLINE",     "OUT_OF_MEMORY", "REQUEUED"};
 
 config_result config_parse_string(const std::string &text, const std::string &name)
 {

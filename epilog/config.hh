@@ -33,7 +33,7 @@ struct config {
 	size_t comment_max_bytes = 250;
 	std::vector<std::string> diagnose_states = {"FAILED",	  "TIMEOUT",   "CANCELLED",
 						    "NODE_FAIL",   "OUT_OF_MEMORY", "PREEMPTED",
-						    "BOOT_FAIL",   "DEADLINE"};
+						    "BOOT_FAIL",   "DEADLINE",  "REQUEUED"};
 	enum kernel_source kernel_log = kernel_source::kmsg;
 	enum diagnose_site diagnose_in = diagnose_site::node;
 	bool keep_state = false;

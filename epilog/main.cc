@@ -608,7 +608,19 @@ bool epilog_run::wanted(std::string &why)
 			ctx.have_uid = true;
 		}
 	}
-	if (ji.state == "COMPLETED" && ji.exit_code == 0 && ji.derived_ec == 0) {
+	// A run that ended in a requeue (preemption in REQUEUE mode, scontrol
+	// requeue): slurmctld shows the job PENDING again and already counts the
+	// next run. What ended is the run before; accounting keeps it as a
+	// record of its own (PREEMPTED, REQUEUED, ...).
+	if (ji.loaded && ji.state == "PENDING") {
+		ji.state = "REQUEUED";
+		if (ji.restart_cnt > 0)
+			ji.restart_cnt--;
+	}
+	// Slurm carries the derived exit code (the worst step's) over a requeue:
+	// after one, a non-zero value may be an earlier run's.
+	bool derived_ok = ji.derived_ec == 0 || ji.restart_cnt > 0;
+	if (ji.state == "COMPLETED" && ji.exit_code == 0 && derived_ok) {
 		why = "completed successfully";
 		return false;
 	}

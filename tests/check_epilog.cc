@@ -250,7 +250,7 @@ START_TEST(config_bad_values_keep_defaults)
 	ck_assert_str_eq(r.cfg.spool_dir.c_str(), "/var/spool/denpex");
 	ck_assert(r.cfg.comment_field == comment_field::comment);
 	ck_assert_uint_eq(r.cfg.max_total_bytes, 256ull << 20);
-	ck_assert_uint_eq(r.cfg.diagnose_states.size(), 8);
+	ck_assert_uint_eq(r.cfg.diagnose_states.size(), 9); // the defaults, REQUEUED included
 	ck_assert_str_eq(r.cfg.report_dir.c_str(), "/ok");
 	// Errors name the file and line.
 	ck_assert(r.errors[0].find("b.yaml:1: deadline_s") != std::string::npos);

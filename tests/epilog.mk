@@ -15,10 +15,11 @@ tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS) $(CURL_CFLAGS)
 tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
 if BUILD_EPILOG
-TESTS += %reldir%/slurm/epilog_integration.sh
+TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
 if BUILD_SPANK
 TESTS += %reldir%/slurm/trust_integration.sh
 endif
 endif
 EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
-	%reldir%/slurm/trust_integration.sh
+	%reldir%/slurm/trust_integration.sh \
+	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py

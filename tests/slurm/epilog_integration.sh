@@ -22,127 +22,22 @@
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -u
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "epilog_integration: needs root (Slurm daemons, job user switching)"
-	if [ -n "${CI:-}" ]; then echo "0 passed, 1 failed"; exit 1; fi
-	exit 77
-fi
-
-TESTBED=$top_srcdir/tests/slurm/testbed
-export DENPEX_TESTBED_DIR=${DENPEX_TESTBED_DIR:-/tmp/denpex-testbed}
-TESTBED_DIR=$DENPEX_TESTBED_DIR
-EPILOG=${DENPEX_EPILOG:-$top_builddir/denpex-epilog}
-SPANK_SO=${DENPEX_SPANK_PLUGIN:-$top_builddir/spank/.libs/spank_denpex.so}
-WORK=$TESTBED_DIR/epilog-it.$$
-DEADLINE=30
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-	exit $?
-}
-die() {
-	bad "$*"
-	finish
-}
-
-# ---------------------------------------------------------------- setup
-for f in "$EPILOG" "$SPANK_SO" "$here/fake_train.py"; do
-	[ -e "$f" ] || die "missing $f (build first)"
-done
+NAME=epilog_integration
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/harness.sh"
+harness_need_root
+[ -e "$here/fake_train.py" ] || die "missing $here/fake_train.py"
 command -v python3 >/dev/null || die "python3 not found"
-# A libtool wrapper relinks on first use; do that now, not inside Slurm.
-"$EPILOG" --version >/dev/null 2>&1 || die "$EPILOG --version failed"
-
-# One Slurm integration test at a time on this testbed (make -j check).
-mkdir -p "$(dirname "$TESTBED_DIR")"
-exec 8>"$TESTBED_DIR.tests.lock"
-flock -w 900 8 || die "another test holds $TESTBED_DIR.tests.lock"
-started=0
-# The daemons must not inherit the lock's fd (8>&-), or they hold it forever.
-if ! bash "$TESTBED" status >/dev/null 2>&1 8>&-; then
-	bash "$TESTBED" start 8>&- || die "the Slurm testbed did not start"
-	started=1
-fi
-eval "$(bash "$TESTBED" env)" || die "testbed env"
-export SLURM_CONF
-unset DENPEX NCCL_DEBUG NCCL_DEBUG_FILE SLURM_JOB_ID SLURM_JOBID
-restart_testbed() { bash "$TESTBED" start >/dev/null 2>&1 8>&-; }
-PLUG=$TESTBED_DIR/etc/plugstack.conf.d/denpex.conf
-HOOK=$TESTBED_DIR/etc/epilog.d/50-denpex-epilog
-CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
 VHOOK=$TESTBED_DIR/etc/epilog.d/40-denpex-test-vanish
-cleanup() {
-	rm -f "$PLUG" "$HOOK" "$CHOOK" "$VHOOK"
-	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
-	if [ $started = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
-		bash "$TESTBED" stop >/dev/null 2>&1 8>&-
-	fi
-}
-trap cleanup EXIT
-
-JOBUSER=${DENPEX_TESTBED_USER-denpexuser}
-[ -n "$JOBUSER" ] && id "$JOBUSER" >/dev/null 2>&1 || die "job user $JOBUSER missing (the testbed creates it)"
-rm -rf "$WORK"
-mkdir -p "$WORK/spool" "$WORK/state" "$WORK/reports" "$WORK/jobs" "$WORK/metrics"
-chmod 755 "$WORK" "$WORK/spool"
-chmod 1777 "$WORK/jobs"
+HARNESS_EXTRA_HOOKS=("$VHOOK")
+harness_setup
 cp "$here/fake_train.py" "$WORK/jobs/fake_train.py"
 chmod 755 "$WORK/jobs/fake_train.py"
-CONF=$WORK/denpex.yaml
-write_conf() { # write_conf [comment_field [diagnose_in]]
-	cat >"$CONF" <<CONF
-spool_dir: $WORK/spool
-state_dir: $WORK/state
-report_dir: $WORK/reports
-conf_dir: ${DENPEX_CONF_DIR:-$top_srcdir/conf}
-deadline_s: $DEADLINE
-node_wait_s: 6
-read_timeout_s: 5
-max_bytes_per_file: 1M
-max_total_bytes: 64M
-comment_field: ${1:-comment}
-diagnose_in: ${2:-node}
-metrics_dir: $WORK/metrics
-CONF
-}
-write_conf
 # A root-only secret that no output may ever contain.
 SECRET=$WORK/secret
 TOKEN="DENPEX-ROOT-ONLY-$$-$RANDOM$RANDOM"
 echo "$TOKEN" >"$SECRET"
 chmod 600 "$SECRET"
 SHADOW_LINE=$(head -n 1 /etc/shadow)
-
-RUNS=$WORK/epilog-runs.log
-echo "required $SPANK_SO spool=$WORK/spool" >"$PLUG"
-# The hook only times the epilog; Slurm's Epilog= could name denpex-epilog
-# itself (no arguments: it reads $(sysconfdir)/denpex/denpex.yaml).
-for h in "$HOOK" "$CHOOK"; do
-	cat >"$h" <<HOOK
-#!/bin/sh
-t0=\$(date +%s%N)
-"$EPILOG" -c "$CONF"
-rc=\$?
-t1=\$(date +%s%N)
-echo "job=\$SLURM_JOB_ID node=\${SLURMD_NODENAME:-ctld} rc=\$rc ms=\$(( (t1 - t0) / 1000000 ))" >>"$RUNS"
-exit \$rc
-HOOK
-	chmod 755 "$h"
-done
 
 # Test only: runs before the epilog and deletes the spool dir of jobs that
 # ask for it (as a wiped node-local spool would look). The job itself cannot:
@@ -155,49 +50,6 @@ HOOK
 chmod 755 "$VHOOK"
 
 # ---------------------------------------------------------------- helpers
-submit() { # submit NAME [sbatch options...] -- script body
-	local name=$1
-	shift
-	local opts=()
-	while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-	shift
-	local script=$WORK/jobs/$name.sh
-	printf '#!/bin/bash\n%s\n' "$*" >"$script"
-	chmod 755 "$script"
-	su -s /bin/sh "$JOBUSER" -c "cd $WORK/jobs && SLURM_CONF=$SLURM_CONF sbatch --parsable -J $name -N2 --ntasks-per-node=2 -o $WORK/jobs/$name-%j.out -e $WORK/jobs/$name-%j.err ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
-}
-# Waits until every node's epilog (2) and EpilogSlurmctld logged a run.
-wait_epilogs() {
-	local j=$1 i n
-	for i in $(seq 1 240); do
-		n=$(grep -c "^job=$j " "$RUNS" 2>/dev/null)
-		if [ "${n:-0}" -ge 3 ]; then return 0; fi
-		sleep 0.5
-	done
-	return 1
-}
-comment_of() { sacct -n -X -j "$1" -o Comment%400 | sed 's/^ *//; s/ *$//'; }
-state_of() { sacct -n -X -j "$1" -o State%30 | awk '{print $1}'; }
-wait_state() { # job, state
-	local i
-	for i in $(seq 1 120); do
-		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.25
-	done
-	return 1
-}
-epilog_ok() { # all runs of the job: rc 0 and within the deadline
-	local j=$1
-	local lines
-	lines=$(grep "^job=$j " "$RUNS" 2>/dev/null)
-	[ -n "$lines" ] || return 1
-	echo "$lines" | awk -v d=$((DEADLINE * 1000 + 3000)) '
-		{ split($3, a, "="); split($4, b, "="); if (a[2] != 0 || b[2] > d) bad = 1 }
-		END { exit bad }'
-}
-matches() { echo "$1" | grep -Eq -- "$2"; }
-no_drain() { ! sinfo -h -N -o "%N %T" | grep -qi drain; }
-report_has() { grep -q -- "$2" "$WORK/reports/$1.txt" 2>/dev/null; }
 nothing_secret() { # no byte of the secret or of /etc/shadow in any output
 	! grep -rqF -- "$TOKEN" "$WORK/reports" "$WORK/state" "$TESTBED_DIR/records" 2>/dev/null &&
 	! grep -rqF -- "$SHADOW_LINE" "$WORK/reports" "$WORK/state" 2>/dev/null &&

@@ -44,7 +44,7 @@ fi
 # One Slurm integration test at a time on this testbed (make -j check).
 mkdir -p "$(dirname "$DIR")"
 exec 8>"$DIR.tests.lock"
-flock -w 900 8 || { echo "FAIL: another test holds $DIR.tests.lock"; exit 1; }
+flock -w 1800 8 || { echo "FAIL: another test holds $DIR.tests.lock"; exit 1; }
 
 # Nothing of the caller's should leak into the jobs' environment (a CI runner's
 # NCCL_* or a surrounding Slurm job's SLURM_*).

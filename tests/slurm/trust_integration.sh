@@ -76,7 +76,7 @@ command -v python3 >/dev/null || die "python3 not found"
 
 mkdir -p "$(dirname "$TESTBED_DIR")"
 exec 8>"$TESTBED_DIR.tests.lock"
-flock -w 900 8 || die "another test holds $TESTBED_DIR.tests.lock"
+flock -w 1800 8 || die "another test holds $TESTBED_DIR.tests.lock"
 started=0
 if ! bash "$TESTBED" status >/dev/null 2>&1 8>&-; then
 	bash "$TESTBED" start 8>&- || die "the Slurm testbed did not start"
