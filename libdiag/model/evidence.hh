@@ -1,6 +1,5 @@
 // What the readers found, kept bounded: retained events (the first few of
-// each rule per rank, with counts for the rest), the rank map, job facts and
-// the sources read. Memory grows with ranks and rules, not with log size.
+// each rule per writer), the rank map, job facts and the sources read. Memory grows with ranks and rules, not with log size.
 #pragma once
 
 #include "model/event.hh"
@@ -55,10 +54,8 @@ public:
 	const std::vector<source_file> &sources() const { return ev_sources; }
 
 	// Keeps the event if it is one of the first few of its rule for its
-	// writer; always counts it. Returns its index in events, or -1.
+	// writer. Returns its index in events, or -1.
 	long add(event &&e);
-	// Occurrences of a rule (by id) across all writers, retained or not.
-	uint64_t count(const std::string &rule_id) const;
 
 	std::vector<event> events;
 	rank_map ranks;
@@ -76,7 +73,6 @@ private:
 	std::vector<std::string> ev_hosts;
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
-	std::unordered_map<std::string, uint64_t> ev_rule_counts;
 	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
 	uint64_t ev_order = 0;
 };
