@@ -3,6 +3,7 @@
 #include "fr/fr_analysis.hh"
 #include "pipeline.hh"
 #include "aligning/timeline.hh"
+#include "rendering/utf8.hh"
 
 #include <jansson.h>
 
@@ -135,6 +136,13 @@ bool parse_tz(const char *s, int &out)
 
 enum class mode { diagnose, timeline };
 
+// Log text is not UTF-8; jansson refuses what is not.
+json_t *jstr(const std::string &s)
+{
+	std::string v = diag::valid_utf8(s);
+	return json_stringn(v.data(), v.size());
+}
+
 std::string fmt_time(int64_t us)
 {
 	if (us == diag::no_time)
@@ -177,19 +185,19 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_t *o = json_object();
 			json_object_set_new(o, "time", e.time_us == diag::no_time ? json_null() : json_string(fmt_time(e.time_us).c_str()));
 			json_object_set_new(o, "raw_time", e.raw_us == diag::no_time ? json_null() : json_string(fmt_time(e.raw_us).c_str()));
-			json_object_set_new(o, "host", e.host >= 0 ? json_string(host.c_str()) : json_null());
+			json_object_set_new(o, "host", e.host >= 0 ? jstr(host) : json_null());
 			json_object_set_new(o, "rank", e.rank >= 0 ? json_integer(e.rank) : json_null());
 			json_object_set_new(o, "role", json_string(role.c_str()));
-			json_object_set_new(o, "rule", json_string(rule.c_str()));
-			json_object_set_new(o, "source", json_string(src.c_str()));
-			json_t *text = json_string(e.text.c_str());
-			json_object_set_new(o, "text", text ? text : json_string("(not UTF-8)"));
+			json_object_set_new(o, "rule", jstr(rule));
+			json_object_set_new(o, "source", jstr(src));
+			json_object_set_new(o, "text", jstr(e.text));
 			json_object_set_new(o, "mark", json_string(mark == "*" ? "first" : mark == ">" ? "first_victim" : ""));
 			json_array_append_new(arr, o);
 		} else {
 			printf("%s %-25s %-24s %-12s %5s %-10s %-32s %s\n    %s\n", mark.c_str(), (tmark + fmt_time(e.time_us)).c_str(),
-			       fmt_time(e.raw_us).c_str(), host.c_str(), e.rank >= 0 ? std::to_string(e.rank).c_str() : "-",
-			       role.c_str(), rule.c_str(), src.c_str(), e.text.c_str());
+			       fmt_time(e.raw_us).c_str(), diag::valid_utf8(host).c_str(),
+			       e.rank >= 0 ? std::to_string(e.rank).c_str() : "-", role.c_str(), diag::valid_utf8(rule).c_str(),
+			       diag::valid_utf8(src).c_str(), diag::valid_utf8(e.text).c_str());
 		}
 	}
 	if (json) {
@@ -200,7 +208,7 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_t *o = json_object();
 			json_object_set_new(o, "offset_s", json_real(c.second.offset_s));
 			json_object_set_new(o, "uncertainty_s", json_real(c.second.uncertainty_s));
-			json_object_set_new(clk, c.first.c_str(), o);
+			json_object_set_new(clk, diag::valid_utf8(c.first).c_str(), o);
 		}
 		json_object_set_new(root, "clock", clk);
 		char *out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

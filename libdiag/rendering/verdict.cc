@@ -1,5 +1,7 @@
 #include "rendering/verdict.hh"
 
+#include "rendering/utf8.hh"
+
 #include <jansson.h>
 
 #include <cmath>
@@ -13,28 +15,6 @@ namespace {
 json_t *str_or_null(const std::string &s)
 {
 	return s.empty() ? json_null() : json_stringn(s.data(), s.size());
-}
-
-// jansson refuses invalid UTF-8; logs are full of it.
-std::string valid_utf8(const std::string &s)
-{
-	std::string out;
-	size_t i = 0, n = s.size();
-	while (i < n) {
-		unsigned char c = static_cast<unsigned char>(s[i]);
-		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-		bool ok = len > 0 && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-		if (ok) {
-			out.append(s, i, len);
-			i += len;
-		} else {
-			out += "\xef\xbf\xbd"; // U+FFFD
-			i++;
-		}
-	}
-	return out;
 }
 
 json_t *jstr(const std::string &s)
