@@ -208,6 +208,8 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_t *o = json_object();
 			json_object_set_new(o, "offset_s", json_real(c.second.offset_s));
 			json_object_set_new(o, "uncertainty_s", json_real(c.second.uncertainty_s));
+			if (!c.second.basis.empty())
+				json_object_set_new(o, "basis", json_string(c.second.basis.c_str()));
 			json_object_set_new(clk, diag::valid_utf8(c.first).c_str(), o);
 		}
 		json_object_set_new(root, "clock", clk);

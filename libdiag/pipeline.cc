@@ -229,9 +229,19 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 			an_usable++;
 			return;
 		}
-		if (read_plugin_records(text, idx, an_ev)) {
+		long long schema = 0;
+		records_read rr = read_plugin_records(text, idx, an_ev, schema);
+		if (rr == records_read::read) {
 			an_ev.source(idx).kind = source_kind::rank_map_file;
 			an_usable++;
+			return;
+		}
+		if (rr == records_read::refused) {
+			an_ev.source(idx).kind = source_kind::rank_map_file;
+			std::string note = path + ": skipped: plugin records of schema " + std::to_string(schema) +
+					   ", which this denpex does not read (it reads schema 1); update denpex";
+			warn(note);
+			an_notes.push_back(note);
 			return;
 		}
 		// Not a JSON we know (or not JSON at all: a log whose first line
@@ -268,6 +278,14 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	// Which facts each host's offset rests on.
+	for (const auto &h : an_clock.hosts)
+		if (h.first >= 0 && static_cast<size_t>(h.first) < an_ev.host_count())
+			if (auto it = v.clock.find(an_ev.host_name(h.first)); it != v.clock.end())
+				it->second.basis = clock_basis_name(h.second.basis);
+	if (std::any_of(an_clock.measured_zones.begin(), an_clock.measured_zones.end(),
+			[](const auto &z) { return z.second != 0; }))
+		v.notes.push_back("local times without a zone were read in their node's zone, as the plugin recorded it");
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;
@@ -278,6 +296,7 @@ verdict analysis::run()
 	for (const auto &w : an_ev.warnings)
 		if (w.find("bytes in the middle skipped") != std::string::npos)
 			v.notes.push_back(w);
+	v.notes.insert(v.notes.end(), an_notes.begin(), an_notes.end());
 	return v;
 }
 

@@ -64,6 +64,7 @@ private:
 	clock_result an_clock;
 	hang_structure an_fr;
 	std::vector<std::string> an_fr_paths;
+	std::vector<std::string> an_notes; // for the verdict (sources refused)
 	size_t an_usable = 0;
 };
 

@@ -34,13 +34,19 @@ struct job_facts {
 	std::vector<std::pair<std::string, std::string>> steps; // step id, state
 };
 
-// A task as the SPANK plugin recorded it.
+// A task as the SPANK plugin recorded it, with what its node's clock said
+// when the task started (doc/handoff.md).
 struct plugin_task {
 	int task = -1;       // Slurm global task id
 	int node = -1;       // Slurm node name (interned host)
 	int hostname = -1;   // the host name the task saw (what NCCL prints)
 	int pid = -1;
 	int local_task = -1;
+	std::string step;    // "0", "1", "batch", ...
+	int64_t start_us = no_time;  // the node's clock at task start (UTC µs)
+	int64_t srun_us = no_time;   // srun's clock when it launched the step
+	bool has_utc_offset = false; // the node's zone is known
+	int utc_offset_s = 0;        // its local time minus UTC
 };
 
 class evidence {

@@ -79,6 +79,8 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_t *o = json_object();
 		json_object_set_new(o, "offset_s", json_real(std::round(c.second.offset_s * 1000) / 1000));
 		json_object_set_new(o, "uncertainty_s", json_real(std::round(c.second.uncertainty_s * 1000) / 1000));
+		if (!c.second.basis.empty())
+			json_object_set_new(o, "basis", jstr(c.second.basis));
 		json_object_set_new(clk, valid_utf8(c.first).c_str(), o);
 	}
 	json_object_set_new(root, "clock", clk);

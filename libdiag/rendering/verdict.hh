@@ -23,6 +23,7 @@ struct evidence_line {
 struct clock_entry {
 	double offset_s = 0;
 	double uncertainty_s = 0;
+	std::string basis; // measured | inferred | none (aligning/clock.hh); empty: left out
 };
 
 struct verdict {
