@@ -381,8 +381,11 @@ int cmd_check_signatures(int argc, char **argv)
 			literals = true;
 		else if (a == "-h" || a == "--help") {
 			fputs("Usage: denpex check-signatures [--conf DIR] [--literals]\n"
-			      "Loads every signature file (checking each rule's samples) and the Xid and\n"
-			      "action tables; prints conflicts between rules. Exit 0 when all load.\n"
+			      "Loads every signature file of both layers, the shipped rules and the site's\n"
+			      "(signatures.d/ in the configuration directory: rules added, or replacing a\n"
+			      "shipped rule of the same id), checking each rule's samples, and the Xid and\n"
+			      "action tables. Prints each rule with the layer and file it came from, and\n"
+			      "conflicts between rules. Exit 0 when all load.\n"
 			      "--literals prints instead the prefilter literals of all rules, one a line\n"
 			      "(for grep -F -f and rg -F -f in the benchmark).\n", stdout);
 			return exit_ok;
@@ -402,13 +405,20 @@ int cmd_check_signatures(int argc, char **argv)
 			printf("%s\n", l.c_str());
 		return 0;
 	}
+	size_t samples = 0, site_added = 0, site_replaced = 0;
+	for (size_t i = 0; i < an.rules().size(); i++) {
+		const diag::rule &r = an.rules().at(i);
+		samples += r.samples.size();
+		if (r.layer == "site")
+			(r.overrides.empty() ? site_added : site_replaced)++;
+		printf("%-8s %-40s %s:%d%s%s\n", r.layer.c_str(), r.id.c_str(), r.file.c_str(), r.line,
+		       r.overrides.empty() ? "" : "  replaces ", r.overrides.c_str());
+	}
 	for (const auto &w : an.rules().sample_conflicts())
 		printf("warning: %s\n", w.c_str());
-	size_t samples = 0;
-	for (size_t i = 0; i < an.rules().size(); i++)
-		samples += an.rules().at(i).samples.size();
-	printf("%zu rules, %zu samples checked in %s/signatures\n", an.rules().size(), samples,
-	       diag::resolve_conf_dir(conf).c_str());
+	diag::signature_dirs sd = diag::resolve_signature_dirs(diag::resolve_conf_dir(conf));
+	printf("%zu rules, %zu samples checked: shipped %s; site %s (%zu added, %zu replaced)\n", an.rules().size(),
+	       samples, sd.shipped.c_str(), sd.site.c_str(), site_added, site_replaced);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
-# Configuration, signatures and knowledge tables (installed to sysconfdir/denpex).
+# Configuration and knowledge tables (installed to sysconfdir/denpex); the
+# shipped signatures to the data directory, below the site's layer in
+# sysconfdir/denpex/signatures.d (created empty, the site's to fill).
 denpexconfdir = $(sysconfdir)/denpex
 dist_denpexconf_DATA = %reldir%/denpex.yaml %reldir%/xid.yaml %reldir%/actions.yaml
-denpexsigdir = $(sysconfdir)/denpex/signatures
+denpexsigdir = $(pkgdatadir)/signatures
 dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
 	%reldir%/signatures/filesystem.yaml \
@@ -19,3 +21,6 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/watchdog.yaml \
 	$(NULL)
 EXTRA_DIST += %reldir%/signatures/SCHEMA.md
+
+install-data-local:
+	$(MKDIR_P) '$(DESTDIR)$(sysconfdir)/denpex/signatures.d'

@@ -20,6 +20,9 @@
 #ifndef DENPEX_SYSCONFDIR
 #define DENPEX_SYSCONFDIR "/etc/denpex"
 #endif
+#ifndef DENPEX_DATADIR
+#define DENPEX_DATADIR "/usr/share/denpex"
+#endif
 
 namespace diag {
 
@@ -58,28 +61,52 @@ std::string slurp(line_reader &lr, bool &too_big)
 
 } // namespace
 
+namespace {
+
+bool is_dir(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+} // namespace
+
 std::string resolve_conf_dir(const std::string &explicit_dir)
 {
 	if (!explicit_dir.empty())
 		return explicit_dir;
 	if (const char *e = getenv("DENPEX_CONF_DIR"); e && *e)
 		return e;
-	struct stat st;
-	std::string installed = std::string(DENPEX_SYSCONFDIR) + "/signatures";
 #ifdef DENPEX_SRCCONFDIR
 	// Not installed yet: the tree it was built from (README's first command).
-	std::string built = std::string(DENPEX_SRCCONFDIR) + "/signatures";
-	if (stat(installed.c_str(), &st) != 0 && stat(built.c_str(), &st) == 0)
+	bool installed = is_dir(std::string(DENPEX_DATADIR) + "/signatures") ||
+			 is_dir(std::string(DENPEX_SYSCONFDIR) + "/signatures");
+	if (!installed && is_dir(std::string(DENPEX_SRCCONFDIR) + "/signatures"))
 		return DENPEX_SRCCONFDIR;
 #endif
 	return DENPEX_SYSCONFDIR;
+}
+
+signature_dirs resolve_signature_dirs(const std::string &conf_dir)
+{
+	signature_dirs d;
+	// Installed, the shipped rules live in the data directory, apart from
+	// what a site edits (a signatures/ left in sysconfdir by an older
+	// install is not read). Another configuration directory (the source
+	// tree's conf/, a test's) brings its own signatures/.
+	d.shipped = conf_dir + "/signatures";
+	if (conf_dir == DENPEX_SYSCONFDIR || !is_dir(d.shipped))
+		d.shipped = std::string(DENPEX_DATADIR) + "/signatures";
+	d.site = conf_dir + "/signatures.d";
+	return d;
 }
 
 bool analysis::init(const pipeline_options &opts, std::string &err)
 {
 	an_opts = opts;
 	std::string dir = resolve_conf_dir(opts.conf_dir);
-	if (!an_rules.load_dir(dir + "/signatures", err))
+	signature_dirs sd = resolve_signature_dirs(dir);
+	if (!an_rules.load_layer(sd.shipped, "shipped", false, err) || !an_rules.load_layer(sd.site, "site", true, err))
 		return false;
 	an_rules.finalize();
 	if (!an_kn.load(dir, err))
