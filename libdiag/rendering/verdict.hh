@@ -1,4 +1,4 @@
-// The verdict (schema 1 of DESIGN.md) and its three renderings: JSON for
+// The verdict (schema 1 of doc/verdict.md) and its three renderings: JSON for
 // programs, text for a person, one line for the job's Comment.
 #pragma once
 
