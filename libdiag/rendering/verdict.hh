@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace diag {
@@ -24,6 +25,9 @@ struct clock_entry {
 	double offset_s = 0;
 	double uncertainty_s = 0;
 	std::string basis; // measured | inferred | none (aligning/clock.hh); empty: left out
+	clock_entry() = default;
+	clock_entry(double offset, double uncertainty, std::string why = {})
+		: offset_s(offset), uncertainty_s(uncertainty), basis(std::move(why)) {}
 };
 
 struct verdict {
