@@ -225,6 +225,15 @@ START_TEST(unknown_schema_is_refused_with_a_note)
 	ck_assert(ev.plugin_tasks.empty());
 	ck_assert(read_plugin_records(rec, 0, ev, refused) == records_read::read);
 	ck_assert_uint_eq(ev.plugin_tasks.size(), 1);
+	// A node that could not tell its zone writes an empty one: not a zone.
+	std::string nozone = rec;
+	size_t z = nozone.find("\"zone\":\"UTC\"");
+	ck_assert(z != std::string::npos);
+	nozone.replace(z, 12, "\"zone\":\"\"");
+	evidence ev2;
+	ck_assert(read_plugin_records(nozone, 0, ev2, refused) == records_read::read);
+	ck_assert(!ev2.plugin_tasks[0].has_utc_offset);
+	ck_assert(ev.plugin_tasks[0].has_utc_offset);
 	// Without a schema it is not one of the plugin's records.
 	std::string bare = "{" + rec.substr(12);
 	ck_assert(read_plugin_records(bare, 0, ev, refused) == records_read::not_records);

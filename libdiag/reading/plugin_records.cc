@@ -72,8 +72,10 @@ bool one_record(json_t *o, uint32_t file, evidence &ev)
 			pt.start_us = ns_to_us(clk, "realtime_ns");
 			pt.srun_us = ns_to_us(clk, "srun_realtime_ns");
 			json_t *off = json_object_get(clk, "utc_offset_s");
-			// A zone is a whole number of minutes within a day.
-			if (json_is_integer(off) && std::llabs(json_integer_value(off)) <= 26 * 3600) {
+			// The plugin writes an empty zone (and offset 0) when the node
+			// could not tell its local time; a zone lies within a day of UTC.
+			if (json_is_integer(off) && !jstr(clk, "zone").empty() &&
+			    std::llabs(json_integer_value(off)) <= 26 * 3600) {
 				pt.has_utc_offset = true;
 				pt.utc_offset_s = static_cast<int>(json_integer_value(off));
 			}
