@@ -24,3 +24,10 @@ EXTRA_DIST += %reldir%/signatures/SCHEMA.md
 
 install-data-local:
 	$(MKDIR_P) '$(DESTDIR)$(sysconfdir)/denpex/signatures.d'
+
+# The installed layout: the shipped rules from the data directory, the
+# site's layer in sysconfdir (run by distcheck against its installation).
+installcheck-local:
+	env -u DENPEX_CONF_DIR '$(DESTDIR)$(bindir)/denpex' check-signatures >conf-installcheck.out
+	tail -n 1 conf-installcheck.out | grep -F 'shipped $(pkgdatadir)/signatures; site $(sysconfdir)/denpex/signatures.d (0 added, 0 replaced)'
+	rm -f conf-installcheck.out
