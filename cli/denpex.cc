@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include "rendering/utf8.hh"
 
 #include <jansson.h>
 
@@ -180,6 +181,13 @@ bool write_file(const std::string &path, const std::string &data)
 	return ok;
 }
 
+// Log text is not UTF-8; jansson refuses what is not.
+json_t *jstr(const std::string &s)
+{
+	std::string v = diag::valid_utf8(s);
+	return json_stringn(v.data(), v.size());
+}
+
 std::string fmt_time(int64_t us)
 {
 	if (us == diag::no_time)
@@ -222,19 +230,19 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_t *o = json_object();
 			json_object_set_new(o, "time", e.time_us == diag::no_time ? json_null() : json_string(fmt_time(e.time_us).c_str()));
 			json_object_set_new(o, "raw_time", e.raw_us == diag::no_time ? json_null() : json_string(fmt_time(e.raw_us).c_str()));
-			json_object_set_new(o, "host", e.host >= 0 ? json_string(host.c_str()) : json_null());
+			json_object_set_new(o, "host", e.host >= 0 ? jstr(host) : json_null());
 			json_object_set_new(o, "rank", e.rank >= 0 ? json_integer(e.rank) : json_null());
 			json_object_set_new(o, "role", json_string(role.c_str()));
-			json_object_set_new(o, "rule", json_string(rule.c_str()));
-			json_object_set_new(o, "source", json_string(src.c_str()));
-			json_t *text = json_string(e.text.c_str());
-			json_object_set_new(o, "text", text ? text : json_string("(not UTF-8)"));
+			json_object_set_new(o, "rule", jstr(rule));
+			json_object_set_new(o, "source", jstr(src));
+			json_object_set_new(o, "text", jstr(e.text));
 			json_object_set_new(o, "mark", json_string(mark == "*" ? "first" : mark == ">" ? "first_victim" : ""));
 			json_array_append_new(arr, o);
 		} else {
 			printf("%s %-25s %-24s %-12s %5s %-10s %-32s %s\n    %s\n", mark.c_str(), (tmark + fmt_time(e.time_us)).c_str(),
-			       fmt_time(e.raw_us).c_str(), host.c_str(), e.rank >= 0 ? std::to_string(e.rank).c_str() : "-",
-			       role.c_str(), rule.c_str(), src.c_str(), e.text.c_str());
+			       fmt_time(e.raw_us).c_str(), diag::valid_utf8(host).c_str(),
+			       e.rank >= 0 ? std::to_string(e.rank).c_str() : "-", role.c_str(), diag::valid_utf8(rule).c_str(),
+			       diag::valid_utf8(src).c_str(), diag::valid_utf8(e.text).c_str());
 		}
 	}
 	if (json) {
@@ -245,7 +253,9 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_t *o = json_object();
 			json_object_set_new(o, "offset_s", json_real(c.second.offset_s));
 			json_object_set_new(o, "uncertainty_s", json_real(c.second.uncertainty_s));
-			json_object_set_new(clk, c.first.c_str(), o);
+			if (!c.second.basis.empty())
+				json_object_set_new(o, "basis", json_string(c.second.basis.c_str()));
+			json_object_set_new(clk, diag::valid_utf8(c.first).c_str(), o);
 		}
 		json_object_set_new(root, "clock", clk);
 		char *out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -512,8 +522,11 @@ int cmd_check_signatures(int argc, char **argv)
 			literals = true;
 		else if (a == "-h" || a == "--help") {
 			fputs("Usage: denpex check-signatures [--conf DIR] [--literals]\n"
-			      "Loads every signature file (checking each rule's samples) and the Xid and\n"
-			      "action tables; prints conflicts between rules. Exit 0 when all load.\n"
+			      "Loads every signature file of both layers, the shipped rules and the site's\n"
+			      "(signatures.d/ in the configuration directory: rules added, or replacing a\n"
+			      "shipped rule of the same id), checking each rule's samples, and the Xid and\n"
+			      "action tables. Prints each rule with the layer and file it came from, and\n"
+			      "conflicts between rules. Exit 0 when all load.\n"
 			      "--literals prints instead the prefilter literals of all rules, one a line\n"
 			      "(for grep -F -f and rg -F -f in the benchmark).\n", stdout);
 			return exit_ok;
@@ -533,13 +546,20 @@ int cmd_check_signatures(int argc, char **argv)
 			printf("%s\n", l.c_str());
 		return 0;
 	}
+	size_t samples = 0, site_added = 0, site_replaced = 0;
+	for (size_t i = 0; i < an.rules().size(); i++) {
+		const diag::rule &r = an.rules().at(i);
+		samples += r.samples.size();
+		if (r.layer == "site")
+			(r.overrides.empty() ? site_added : site_replaced)++;
+		printf("%-8s %-40s %s:%d%s%s\n", r.layer.c_str(), r.id.c_str(), r.file.c_str(), r.line,
+		       r.overrides.empty() ? "" : "  replaces ", r.overrides.c_str());
+	}
 	for (const auto &w : an.rules().sample_conflicts())
 		printf("warning: %s\n", w.c_str());
-	size_t samples = 0;
-	for (size_t i = 0; i < an.rules().size(); i++)
-		samples += an.rules().at(i).samples.size();
-	printf("%zu rules, %zu samples checked in %s/signatures\n", an.rules().size(), samples,
-	       diag::resolve_conf_dir(conf).c_str());
+	diag::signature_dirs sd = diag::resolve_signature_dirs(diag::resolve_conf_dir(conf));
+	printf("%zu rules, %zu samples checked: shipped %s; site %s (%zu added, %zu replaced)\n", an.rules().size(),
+	       samples, sd.shipped.c_str(), sd.site.c_str(), site_added, site_replaced);
 	return 0;
 }
 

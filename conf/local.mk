@@ -1,7 +1,9 @@
-# Configuration, signatures and knowledge tables (installed to sysconfdir/denpex).
+# Configuration and knowledge tables (installed to sysconfdir/denpex); the
+# shipped signatures to the data directory, below the site's layer in
+# sysconfdir/denpex/signatures.d (created empty, the site's to fill).
 denpexconfdir = $(sysconfdir)/denpex
 dist_denpexconf_DATA = %reldir%/denpex.yaml %reldir%/xid.yaml %reldir%/actions.yaml
-denpexsigdir = $(sysconfdir)/denpex/signatures
+denpexsigdir = $(pkgdatadir)/signatures
 dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
 	%reldir%/signatures/filesystem.yaml \
@@ -23,3 +25,13 @@ EXTRA_DIST += %reldir%/signatures/SCHEMA.md
 # Grafana dashboard over the epilog's denpex_* metrics (import it in Grafana).
 grafanadir = $(pkgdatadir)/grafana
 dist_grafana_DATA = %reldir%/grafana/denpex.json
+
+install-data-local:
+	$(MKDIR_P) '$(DESTDIR)$(sysconfdir)/denpex/signatures.d'
+
+# The installed layout: the shipped rules from the data directory, the
+# site's layer in sysconfdir (run by distcheck against its installation).
+installcheck-local:
+	env -u DENPEX_CONF_DIR '$(DESTDIR)$(bindir)/denpex' check-signatures >conf-installcheck.out
+	tail -n 1 conf-installcheck.out | grep -F 'shipped $(pkgdatadir)/signatures; site $(sysconfdir)/denpex/signatures.d (0 added, 0 replaced)'
+	rm -f conf-installcheck.out

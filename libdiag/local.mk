@@ -7,7 +7,7 @@
 #   fr/        PyTorch flight-recorder dumps: unpickler, dumps, analysis
 #   aligning/  the common clock, the rank map, the merged timeline
 #   deciding/  the diagnosis, and the tables that give a class its action
-#   rendering/ the verdict as JSON, text and the job's Comment
+#   rendering/ the verdict as JSON, text and the job's Comment, all strict UTF-8
 # pipeline.cc runs them in that order; c_api.cc is the C ABI for the epilog.
 # The code is one convenience library, linked into the installed shared
 # library and statically into the CLI and the tests, which then run without
@@ -47,6 +47,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/diagnose.hh %reldir%/deciding/diagnose.cc \
 	%reldir%/deciding/corroboration.hh %reldir%/deciding/corroboration.cc \
+	%reldir%/rendering/utf8.hh %reldir%/rendering/utf8.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
 	%reldir%/rendering/markup_escape.hh %reldir%/rendering/markup_escape.cc \
 	%reldir%/rendering/timeline_svg.hh %reldir%/rendering/timeline_svg.cc \

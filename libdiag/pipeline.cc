@@ -22,6 +22,9 @@
 #ifndef DENPEX_SYSCONFDIR
 #define DENPEX_SYSCONFDIR "/etc/denpex"
 #endif
+#ifndef DENPEX_DATADIR
+#define DENPEX_DATADIR "/usr/share/denpex"
+#endif
 
 namespace diag {
 
@@ -60,28 +63,52 @@ std::string slurp(line_reader &lr, bool &too_big)
 
 } // namespace
 
+namespace {
+
+bool is_dir(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+} // namespace
+
 std::string resolve_conf_dir(const std::string &explicit_dir)
 {
 	if (!explicit_dir.empty())
 		return explicit_dir;
 	if (const char *e = getenv("DENPEX_CONF_DIR"); e && *e)
 		return e;
-	struct stat st;
-	std::string installed = std::string(DENPEX_SYSCONFDIR) + "/signatures";
 #ifdef DENPEX_SRCCONFDIR
 	// Not installed yet: the tree it was built from (README's first command).
-	std::string built = std::string(DENPEX_SRCCONFDIR) + "/signatures";
-	if (stat(installed.c_str(), &st) != 0 && stat(built.c_str(), &st) == 0)
+	bool installed = is_dir(std::string(DENPEX_DATADIR) + "/signatures") ||
+			 is_dir(std::string(DENPEX_SYSCONFDIR) + "/signatures");
+	if (!installed && is_dir(std::string(DENPEX_SRCCONFDIR) + "/signatures"))
 		return DENPEX_SRCCONFDIR;
 #endif
 	return DENPEX_SYSCONFDIR;
+}
+
+signature_dirs resolve_signature_dirs(const std::string &conf_dir)
+{
+	signature_dirs d;
+	// Installed, the shipped rules live in the data directory, apart from
+	// what a site edits (a signatures/ left in sysconfdir by an older
+	// install is not read). Another configuration directory (the source
+	// tree's conf/, a test's) brings its own signatures/.
+	d.shipped = conf_dir + "/signatures";
+	if (conf_dir == DENPEX_SYSCONFDIR || !is_dir(d.shipped))
+		d.shipped = std::string(DENPEX_DATADIR) + "/signatures";
+	d.site = conf_dir + "/signatures.d";
+	return d;
 }
 
 bool analysis::init(const pipeline_options &opts, std::string &err)
 {
 	an_opts = opts;
 	std::string dir = resolve_conf_dir(opts.conf_dir);
-	if (!an_rules.load_dir(dir + "/signatures", err))
+	signature_dirs sd = resolve_signature_dirs(dir);
+	if (!an_rules.load_layer(sd.shipped, "shipped", false, err) || !an_rules.load_layer(sd.site, "site", true, err))
 		return false;
 	an_rules.finalize();
 	if (!an_kn.load(dir, err))
@@ -244,9 +271,19 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 			an_usable++;
 			return;
 		}
-		if (read_plugin_records(text, idx, an_ev)) {
+		long long schema = 0;
+		records_read rr = read_plugin_records(text, idx, an_ev, schema);
+		if (rr == records_read::read) {
 			an_ev.source(idx).kind = source_kind::rank_map_file;
 			an_usable++;
+			return;
+		}
+		if (rr == records_read::refused) {
+			an_ev.source(idx).kind = source_kind::rank_map_file;
+			std::string note = path + ": skipped: plugin records of schema " + std::to_string(schema) +
+					   ", which this denpex does not read (it reads schema 1); update denpex";
+			warn(note);
+			an_notes.push_back(note);
 			return;
 		}
 		// Not a JSON we know (or not JSON at all: a log whose first line
@@ -334,6 +371,14 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	// Which facts each host's offset rests on.
+	for (const auto &h : an_clock.hosts)
+		if (h.first >= 0 && static_cast<size_t>(h.first) < an_ev.host_count())
+			if (auto it = v.clock.find(an_ev.host_name(h.first)); it != v.clock.end())
+				it->second.basis = clock_basis_name(h.second.basis);
+	if (std::any_of(an_clock.measured_zones.begin(), an_clock.measured_zones.end(),
+			[](const auto &z) { return z.second != 0; }))
+		v.notes.push_back("local times without a zone were read in their node's zone, as the plugin recorded it");
 	corroborate(v, an_ev, an_health);
 	for (const auto &n : an_health.notes)
 		v.notes.push_back(n);
@@ -349,6 +394,7 @@ verdict analysis::run()
 	for (const auto &w : an_ev.warnings)
 		if (w.find("bytes in the middle skipped") != std::string::npos)
 			v.notes.push_back(w);
+	v.notes.insert(v.notes.end(), an_notes.begin(), an_notes.end());
 	return v;
 }
 

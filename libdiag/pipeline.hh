@@ -32,6 +32,16 @@ struct pipeline_options {
 // The configuration directory to use: explicit, $DENPEX_CONF_DIR, installed.
 std::string resolve_conf_dir(const std::string &explicit_dir);
 
+// Where the signature layers of a configuration directory are: the shipped
+// rules (the installed data directory's, or the signatures/ of another
+// configuration directory) and the site's (its signatures.d/, which may
+// be missing).
+struct signature_dirs {
+	std::string shipped;
+	std::string site;
+};
+signature_dirs resolve_signature_dirs(const std::string &conf_dir);
+
 class analysis {
 public:
 	// Loads signatures and knowledge tables. False with err on bad config.
@@ -73,6 +83,7 @@ private:
 	hang_structure an_fr;
 	gpu_health an_health; // DCGM and nvidia-smi output: corroboration only
 	std::vector<std::string> an_fr_paths;
+	std::vector<std::string> an_notes; // for the verdict (sources refused)
 	size_t an_usable = 0;
 	bool an_job_output = false; // provenance of the path being added
 };

@@ -2,7 +2,7 @@
 # slurm/spank.h (BUILD_SPANK); installed into $(slurmplugindir)
 # (--with-slurm-plugindir, default $(libdir)/slurm).
 #
-# Flags (STYLE.md): -module -avoid-version -shared plus a version script that
+# Flags: -module -avoid-version -shared plus a version script that
 # exports only the plugin symbols; never -no-undefined and never $(SLURM_LIBS):
 # the spank_* and slurm_* symbols come from srun/slurmd/slurmstepd at load time.
 spank_sources = \

@@ -3,9 +3,10 @@
 //   ranks/<step>.<task>.json  one per task, at task start (rank map + node clock facts)
 //   exits/<step>.<task>.json  one per task, when slurmstepd reaps it (task_exit)
 //
-// One small JSON object per file (schema 1); the field list is in
-// spank_denpex(8). Written here by hand: the plugin links nothing but libc
-// and libstdc++.
+// One small JSON object per file (schema 1: within a major version fields
+// are only added); the field list is in spank_denpex(8), what the library
+// takes from it in doc/handoff.md. Written here by hand: the plugin links
+// nothing but libc and libstdc++.
 #include "spank_denpex.hh"
 
 #include <fcntl.h>
@@ -20,10 +21,38 @@
 
 namespace denpex {
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629), 0 when there
+// is none. The library's reader applies the same rule (rendering/utf8.cc).
+size_t utf8_length(const std::string &s, size_t i)
+{
+	unsigned char c = (unsigned char)s[i];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (i + len > s.size() || (unsigned char)s[i + 1] < lo || (unsigned char)s[i + 1] > hi)
+		return 0;
+	for (size_t k = 2; k < len; k++)
+		if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+} // namespace
+
 std::string json_string(const std::string &s)
 {
 	std::string out = "\"";
-	for (unsigned char c : s) {
+	for (size_t i = 0; i < s.size(); i++) {
+		unsigned char c = (unsigned char)s[i];
 		switch (c) {
 		case '"': out += "\\\""; break;
 		case '\\': out += "\\\\"; break;
@@ -36,10 +65,14 @@ std::string json_string(const std::string &s)
 				snprintf(buf, sizeof(buf), "\\u%04x", c);
 				out += buf;
 			} else if (c >= 0x80) {
-				// Not validated as UTF-8: keep the JSON valid by escaping as Latin-1.
-				char buf[8];
-				snprintf(buf, sizeof(buf), "\\u%04x", c);
-				out += buf;
+				// UTF-8 stays as it is; a byte that is not UTF-8 becomes U+FFFD.
+				size_t len = utf8_length(s, i);
+				if (len > 0) {
+					out.append(s, i, len);
+					i += len - 1;
+				} else {
+					out += "\\ufffd";
+				}
 			} else {
 				out += (char)c;
 			}

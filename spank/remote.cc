@@ -137,7 +137,7 @@ int open_spool(const plugin_config *cfg)
 	return 0;
 }
 
-// Items every remote callback can read (FACTS.md, Slurm 22.05).
+// Items every remote callback can read (measured on Slurm 22.05).
 bool get_job_items(spank_t sp)
 {
 	uint32_t job = 0, step = 0, nnodes = 0, node_id = 0;

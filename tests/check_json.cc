@@ -1,11 +1,17 @@
 // The verdict contract: JSON field names and types (schema 1), nulls when
-// no rank is singled out, valid UTF-8 from any bytes, the comment line.
+// no rank is singled out, strict UTF-8 from any bytes in every rendering,
+// the comment line.
 #include "ck_cxx.hh"
+#include "pipeline.hh"
+#include "rendering/utf8.hh"
 #include "rendering/verdict.hh"
 
 #include <jansson.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <unistd.h>
 
 using namespace diag;
 
@@ -41,7 +47,126 @@ json_t *parse(const std::string &s)
 	return j;
 }
 
+const std::string fffd = "\xef\xbf\xbd";
+
+std::string repeat(const std::string &s, int n)
+{
+	std::string out;
+	while (n-- > 0)
+		out += s;
+	return out;
+}
+
+// What jansson accepts is what a JSON consumer can read.
+bool jansson_takes(const std::string &s)
+{
+	json_t *j = json_stringn(s.data(), s.size());
+	json_decref(j);
+	return j != nullptr;
+}
+
 } // namespace
+
+START_TEST(utf8_replaces_every_ill_formed_byte)
+{
+	struct {
+		const char *in;
+		int bad; // bytes that must each become one U+FFFD
+	} cases[] = {
+		{"\xc0\xaf", 2},             // overlong '/'
+		{"\xc1\xbf", 2},             // overlong, lead C1
+		{"\xe0\x80\xaf", 3},         // overlong, three bytes
+		{"\xf0\x80\x80\xaf", 4},     // overlong, four bytes
+		{"\xed\xa0\x80", 3},         // surrogate D800
+		{"\xed\xbf\xbf", 3},         // surrogate DFFF
+		{"\xf4\x90\x80\x80", 4},     // above 10FFFF
+		{"\xf5\x80\x80\x80", 4},     // lead above F4
+		{"\xff\xfe", 2},
+		{"\xe2\x82", 2},             // cut short
+		{"\x80", 1},                 // stray continuation
+	};
+	for (const auto &c : cases) {
+		std::string in = std::string("a") + c.in + "z";
+		std::string out = valid_utf8(in);
+		ck_assert_msg(out == "a" + repeat(fffd, c.bad) + "z", "case with %d bad bytes: got %zu bytes", c.bad,
+			      out.size());
+		ck_assert(jansson_takes(out));
+	}
+	// Well-formed text, the edges included, is left as it is.
+	const char *good[] = {"plain", "caf\xc3\xa9", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbd",
+			      "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xe2\x82\xac"};
+	for (const char *g : good)
+		ck_assert_str_eq(valid_utf8(g).c_str(), g);
+}
+END_TEST
+
+START_TEST(json_keeps_a_line_with_a_surrogate)
+{
+	// jansson refuses a surrogate or an overlong form: without the strict
+	// layer the key was silently left out of the verdict.
+	verdict v = sample();
+	v.first_line = "[rank11]: bad \xed\xa0\x80 and \xc0\xaf end";
+	v.first_host = "node\xed\xb0\x80";
+	v.evidence[0].line = v.first_line;
+	v.clock["n\xf8"] = clock_entry{0.5, 0.1};
+	json_t *j = parse(verdict_to_json(v, false));
+	json_t *first = json_object_get(j, "first");
+	ck_assert_ptr_nonnull(json_object_get(first, "line"));
+	const std::string want_line = "[rank11]: bad " + repeat(fffd, 3) + " and " + repeat(fffd, 2) + " end";
+	const std::string want_host = "node" + repeat(fffd, 3);
+	ck_assert_str_eq(json_string_value(json_object_get(first, "line")), want_line.c_str());
+	ck_assert_str_eq(json_string_value(json_object_get(first, "host")), want_host.c_str());
+	json_t *ev0 = json_array_get(json_object_get(j, "evidence"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(ev0, "line")),
+			 json_string_value(json_object_get(first, "line")));
+	ck_assert_int_eq(json_object_size(json_object_get(j, "clock")), 2);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(comment_and_text_are_strict_utf8)
+{
+	verdict v = sample();
+	v.cause = "bad \xed\xa0\x80 \xf5 cause";
+	v.first_line = "line \xe0\x80\xaf";
+	std::string c = verdict_to_comment(v);
+	ck_assert_msg(jansson_takes(c), "%s", c.c_str());
+	ck_assert(c.find("bad " + repeat(fffd, 3) + " " + fffd + " cause") != std::string::npos);
+	std::string t = verdict_to_text(v);
+	ck_assert(jansson_takes(t));
+	ck_assert(t.find("line " + repeat(fffd, 3)) != std::string::npos);
+}
+END_TEST
+
+START_TEST(diagnosis_keeps_first_line_with_a_surrogate)
+{
+	// End to end: the log line that names the fault carries a surrogate.
+	char tmpl[] = "/tmp/denpex-utf8-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	std::string dir = tmpl, path = dir + "/job.out";
+	FILE *f = fopen(path.c_str(), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[rank3]: step 1 \xed\xa0\x80\n"
+	      "[rank3]: torch.OutOfMemoryError: CUDA out of memory. \xed\xa0\x80 Tried to allocate 2.00 GiB\n",
+	      f);
+	fclose(f);
+	pipeline_options po;
+	po.conf_dir = TEST_CONFDIR;
+	analysis an;
+	std::string err;
+	ck_assert_msg(an.init(po, err), "%s", err.c_str());
+	an.add_path(dir);
+	verdict v = an.run();
+	unlink(path.c_str());
+	rmdir(dir.c_str());
+	ck_assert_str_eq(std::string(class_name(v.cls)).c_str(), "cuda_oom");
+	json_t *j = parse(verdict_to_json(v, false));
+	json_t *line = json_object_get(json_object_get(j, "first"), "line");
+	ck_assert_msg(json_is_string(line), "first.line vanished");
+	ck_assert(std::string(json_string_value(line)).find(repeat(fffd, 3)) != std::string::npos);
+	json_decref(j);
+}
+END_TEST
 
 START_TEST(json_has_contract_fields)
 {
@@ -142,6 +267,10 @@ static Suite *suite()
 	tcase_add_test(t, json_survives_invalid_utf8);
 	tcase_add_test(t, comment_line_is_short_and_clean);
 	tcase_add_test(t, text_form_names_first_rank_and_action);
+	tcase_add_test(t, utf8_replaces_every_ill_formed_byte);
+	tcase_add_test(t, json_keeps_a_line_with_a_surrogate);
+	tcase_add_test(t, comment_and_text_are_strict_utf8);
+	tcase_add_test(t, diagnosis_keeps_first_line_with_a_surrogate);
 	suite_add_tcase(s, t);
 	return s;
 }

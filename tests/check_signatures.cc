@@ -1,12 +1,16 @@
 // Signatures: the loader's refusals (with file:line and reason), the
-// prefilter, priorities, and the shipped rule set covering every class.
+// prefilter, priorities, the shipped rule set covering every class, and
+// the site's layer above it (rules added, shipped rules replaced by id).
 #include "ck_cxx.hh"
 #include "deciding/knowledge.hh"
 #include "matching/literal_set.hh"
 #include "matching/signature.hh"
+#include "pipeline.hh"
 
 #include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <cstring>
 #include <set>
 #include <string>
@@ -294,6 +298,157 @@ START_TEST(shipped_rules_load_and_cover_every_class)
 }
 END_TEST
 
+namespace {
+
+// A configuration directory like an installed one: the shipped rules and
+// tables of the tree, and a signatures.d/ with the given site files.
+struct site_conf {
+	std::string dir;
+	explicit site_conf(const std::vector<std::pair<std::string, std::string>> &files)
+	{
+		char tmpl[] = "/tmp/denpex-site-XXXXXX";
+		ck_assert_ptr_nonnull(mkdtemp(tmpl));
+		dir = tmpl;
+		for (const char *n : {"signatures", "xid.yaml", "actions.yaml"})
+			ck_assert_int_eq(symlink((std::string(TEST_CONFDIR) + "/" + n).c_str(), (dir + "/" + n).c_str()), 0);
+		ck_assert_int_eq(mkdir((dir + "/signatures.d").c_str(), 0700), 0);
+		for (const auto &f : files) {
+			FILE *fp = fopen((dir + "/signatures.d/" + f.first).c_str(), "w");
+			ck_assert_ptr_nonnull(fp);
+			fputs(f.second.c_str(), fp);
+			fclose(fp);
+		}
+	}
+	site_conf(const site_conf &) = delete;
+	~site_conf() { std::string cmd = "rm -rf '" + dir + "'"; (void)!system(cmd.c_str()); }
+	bool init(analysis &an, std::string &err)
+	{
+		pipeline_options po;
+		po.conf_dir = dir;
+		return an.init(po, err);
+	}
+};
+
+const char *site_added = "family: site\n"
+			 "rules:\n"
+			 "  - id: site.scratch_quota\n"
+			 "    class: filesystem\n"
+			 "    role: initiating\n"
+			 "    literal: \"SCRATCHQ\"\n"
+			 "    pattern: 'SCRATCHQ: quota exceeded on (?<path>\\S+)'\n"
+			 "    priority: 50\n"
+			 "    weight: 80\n"
+			 "    summary: \"went over the site's scratch quota on {path}\"\n"
+			 "    samples: [\"SCRATCHQ: quota exceeded on /scratch/u1\"]\n";
+
+// Replaces a shipped rule by its id: another summary, one more literal.
+const char *site_override = "family: cuda\n"
+			    "rules:\n"
+			    "  - id: cuda.oom_text\n"
+			    "    class: cuda_oom\n"
+			    "    role: initiating\n"
+			    "    literal: [\"out of memory\", \"HBM exhausted\"]\n"
+			    "    pattern: 'CUDA error: out of memory|HBM exhausted'\n"
+			    "    priority: 40\n"
+			    "    weight: 85\n"
+			    "    summary: \"ran out of GPU memory (site rule)\"\n"
+			    "    samples: [\"RuntimeError: CUDA error: out of memory\", \"HBM exhausted on device 3\"]\n";
+
+} // namespace
+
+START_TEST(site_layer_adds_and_replaces_rules)
+{
+	analysis shipped;
+	std::string err;
+	pipeline_options po;
+	po.conf_dir = TEST_CONFDIR;
+	ck_assert_msg(shipped.init(po, err), "%s", err.c_str());
+	const rule *orig = shipped.rules().find("cuda.oom_text");
+	ck_assert_ptr_nonnull(orig);
+	ck_assert_str_eq(orig->layer.c_str(), "shipped");
+
+	site_conf sc({{"10-added.yaml", site_added}, {"20-override.yaml", site_override}});
+	analysis an;
+	ck_assert_msg(sc.init(an, err), "%s", err.c_str());
+	ck_assert_uint_eq(an.rules().size(), shipped.rules().size() + 1);
+	const rule *added = an.rules().find("site.scratch_quota");
+	ck_assert_ptr_nonnull(added);
+	ck_assert_str_eq(added->layer.c_str(), "site");
+	ck_assert(added->overrides.empty());
+	const rule *over = an.rules().find("cuda.oom_text");
+	ck_assert_ptr_nonnull(over);
+	ck_assert_str_eq(over->layer.c_str(), "site");
+	ck_assert_msg(over->overrides.find("cuda.yaml:") != std::string::npos, "%s", over->overrides.c_str());
+	ck_assert(over->file.find("signatures.d/20-override.yaml") != std::string::npos);
+	// In the shipped rule's place, so ties of priority fall as before.
+	ck_assert_uint_eq(over->index, orig->index);
+	ck_assert_ptr_eq(&an.rules().at(over->index), over);
+	// The replacement is what matches now.
+	an.rules().finalize();
+	capture_list caps;
+	const rule *m = an.rules().match("HBM exhausted on device 3", src_log, caps);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(m->id.c_str(), "cuda.oom_text");
+	ck_assert_str_eq(m->summary.c_str(), "ran out of GPU memory (site rule)");
+	ck_assert_ptr_null(shipped.rules().match("HBM exhausted on device 3", src_log, caps));
+}
+END_TEST
+
+START_TEST(site_rule_reaches_the_verdict)
+{
+	site_conf sc({{"added.yaml", site_added}, {"README", "not a rule file"}});
+	char tmpl[] = "/tmp/denpex-sitejob-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	std::string log = std::string(tmpl) + "/job.out";
+	FILE *f = fopen(log.c_str(), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[rank0]: step 10 loss 2.0\n[rank5]: SCRATCHQ: quota exceeded on /scratch/u7\n", f);
+	fclose(f);
+	analysis an;
+	std::string err;
+	ck_assert_msg(sc.init(an, err), "%s", err.c_str());
+	an.add_path(log);
+	verdict v = an.run();
+	unlink(log.c_str());
+	rmdir(tmpl);
+	ck_assert_str_eq(std::string(class_name(v.cls)).c_str(), "filesystem");
+	ck_assert_int_eq(v.first_rank, 5);
+	ck_assert_msg(v.summary.find("scratch quota on /scratch/u7") != std::string::npos, "%s", v.summary.c_str());
+}
+END_TEST
+
+START_TEST(site_layer_refusals)
+{
+	std::string err;
+	{
+		// An id twice within the site's layer is a mistake, not an override.
+		site_conf sc({{"a.yaml", site_added}, {"b.yaml", site_added}});
+		analysis an;
+		ck_assert(!sc.init(an, err));
+		ck_assert_msg(err.find("b.yaml:") != std::string::npos && err.find("duplicate id") != std::string::npos, "%s",
+			      err.c_str());
+	}
+	{
+		// A site rule is checked against its samples like a shipped one.
+		std::string bad = site_added;
+		bad.replace(bad.find("exceeded on /scratch"), 8, "exceedXX");
+		site_conf sc({{"bad.yaml", bad}, {"README", "not a rule file"}});
+		analysis an;
+		ck_assert(!sc.init(an, err));
+		ck_assert_msg(err.find("bad.yaml:") != std::string::npos && err.find("sample does not match") != std::string::npos,
+			      "%s", err.c_str());
+	}
+	{
+		// No signatures.d at all: the shipped rules alone.
+		rule_set rs;
+		ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+		size_t n = rs.size();
+		ck_assert(rs.load_layer("/nonexistent/denpex/signatures.d", "site", true, err));
+		ck_assert_uint_eq(rs.size(), n);
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("signatures");
@@ -308,6 +463,9 @@ static Suite *suite()
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);
 	tcase_add_test(t, shipped_rules_load_and_cover_every_class);
+	tcase_add_test(t, site_layer_adds_and_replaces_rules);
+	tcase_add_test(t, site_rule_reaches_the_verdict);
+	tcase_add_test(t, site_layer_refusals);
 	suite_add_tcase(s, t);
 	return s;
 }

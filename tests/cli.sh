@@ -78,5 +78,31 @@ check "every option in the man page exists${missing:+ (missing:$missing)}" $?
 "$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["class"]=="gpu_hardware", v["class"]' "$tmp/out"
 check "walks a directory" $?
 
+# check-signatures names the layer and file of every rule; a site rule that
+# replaces a shipped one (by id) says which.
+mkdir -p "$tmp/conf/signatures.d"
+for n in signatures xid.yaml actions.yaml; do ln -s "$top_srcdir/conf/$n" "$tmp/conf/$n"; done
+cat >"$tmp/conf/signatures.d/site.yaml" <<'EOF'
+family: cuda
+rules:
+  - id: cuda.oom_text
+    class: cuda_oom
+    role: initiating
+    literal: "out of memory"
+    pattern: 'CUDA error: out of memory'
+    samples: ["RuntimeError: CUDA error: out of memory"]
+  - id: cuda.site_hbm
+    class: cuda_oom
+    role: initiating
+    literal: "HBM exhausted"
+    pattern: 'HBM exhausted'
+    samples: ["HBM exhausted on device 3"]
+EOF
+"$DENPEX" check-signatures --conf "$tmp/conf" >"$tmp/out" 2>&1 &&
+	grep -q '^site  *cuda\.oom_text  *.*signatures\.d/site\.yaml:[0-9]*  replaces .*/cuda\.yaml:[0-9]' "$tmp/out" &&
+	grep -q '^site  *cuda\.site_hbm  *.*signatures\.d/site\.yaml:[0-9]*$' "$tmp/out" &&
+	grep -q '^shipped  *cuda\.oom_exception ' "$tmp/out" && grep -q '(1 added, 1 replaced)$' "$tmp/out"
+check "check-signatures shows each rule's layer" $?
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -3,8 +3,8 @@
 
 Usage: fr_writer.py OUTDIR   (the committed copy lives in tests/data/fr)
 
-Dumps are built the way PyTorch's FlightRecorder writes them (FORMATS.md
-§1.4): a plain dict pickled with protocol 2 (tuples, lists, dicts, str, int,
+Dumps are built the way PyTorch's FlightRecorder writes them (doc/formats.md,
+flight recorder): a plain dict pickled with protocol 2 (tuples, lists, dicts, str, int,
 float, bool, None only), or the JSON variant (state strings, 0 for unset
 times, numbers as strings in pg_status). Everything is deterministic, so
 rerunning the writer reproduces the committed files byte for byte.

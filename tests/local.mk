@@ -27,3 +27,4 @@ include %reldir%/epilog.mk
 include %reldir%/metrics.mk
 include %reldir%/bench.mk
 include %reldir%/console.mk
+include %reldir%/records.mk

@@ -28,4 +28,4 @@ endif
 
 # Golden verdicts on hand-written bundles and the CLI's contract.
 TESTS += tests/golden.sh tests/cli.sh tests/readme_ci.sh
-EXTRA_DIST += tests/golden.sh tests/cli.sh tests/readme_ci.sh tests/update_golden.sh
+EXTRA_DIST += tests/golden.sh tests/cli.sh tests/readme_ci.sh tests/update_golden.sh .ci/run

@@ -103,6 +103,51 @@ std::vector<moment> log_moments(const evidence &ev)
 	return out;
 }
 
+// How precisely a node's clock at task start marks the step's launch: srun
+// reaches the nodes through slurmd's fan-out, tens of ms apart, and more
+// when a node is slow to set the step up.
+constexpr double launch_sigma_s = 0.1;
+
+// Moments the plugin measured: every task srun launched in one step
+// recorded its node's clock as it started, and srun's clock at launch
+// (which names the launch). The launch delay, the same for every node but
+// for the fan-out, cancels between nodes; what is left is their offsets.
+std::vector<moment> plugin_moments(const evidence &ev)
+{
+	std::map<std::pair<std::string, int64_t>, std::map<int, std::vector<double>>> launches;
+	for (const auto &pt : ev.plugin_tasks) {
+		if (pt.node < 0 || pt.start_us == no_time || pt.srun_us == no_time)
+			continue;
+		double t = static_cast<double>(pt.start_us) / 1e6;
+		auto &per_host = launches[{pt.step, pt.srun_us}];
+		per_host[pt.node].push_back(t);
+		// Lines that name the host as NCCL prints it read the same clock.
+		if (pt.hostname >= 0 && pt.hostname != pt.node)
+			per_host[pt.hostname].push_back(t);
+	}
+	std::vector<moment> out;
+	for (const auto &l : launches)
+		if (l.second.size() >= 2)
+			out.push_back(to_moment(l.second, launch_sigma_s));
+	return out;
+}
+
+// The zone of each node, as its plugin records give it (the first record
+// that names one).
+std::map<int, int> plugin_zones(const evidence &ev)
+{
+	std::map<int, int> zones;
+	for (const auto &pt : ev.plugin_tasks) {
+		if (!pt.has_utc_offset)
+			continue;
+		if (pt.node >= 0)
+			zones.emplace(pt.node, pt.utc_offset_s);
+		if (pt.hostname >= 0)
+			zones.emplace(pt.hostname, pt.utc_offset_s);
+	}
+	return zones;
+}
+
 struct sample {
 	double c = 0;     // the moment's common time
 	double o = 0;     // this host's offset then
@@ -206,7 +251,7 @@ bool is_local(const ts_value &v)
 // quarter hour) that puts the most local-time events inside the span of the
 // absolute ones (epoch stamps, ISO times with a zone, sacct --json); zero
 // unless another offset clearly does better.
-int infer_zone(const evidence &ev, int64_t reference_us)
+int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int> &measured)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	auto widen = [&](int64_t t) {
@@ -225,7 +270,7 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 			continue;
 		if (e.ts.kind == ts_kind::absolute)
 			widen(e.ts.epoch_us);
-		else if (is_local(e.ts)) {
+		else if (is_local(e.ts) && !measured.count(e.host)) {
 			ts_context c;
 			c.reference_us = reference_us;
 			if (auto v = resolve_timestamp(e.ts, c))
@@ -271,8 +316,10 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	}
 	cr.reference_us = pick_reference(ev);
 	cr.zone_offset_s = opts.default_tz_offset_s;
+	if (!opts.tz_given)
+		cr.measured_zones = plugin_zones(ev);
 	if (!opts.tz_given) {
-		int z = infer_zone(ev, cr.reference_us);
+		int z = infer_zone(ev, cr.reference_us, cr.measured_zones);
 		if (z != 0) {
 			cr.zone_offset_s = z;
 			cr.zone_inferred = true;
@@ -295,7 +342,8 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	for (auto &e : ev.events) {
 		ts_context ctx;
 		ctx.reference_us = cr.reference_us;
-		ctx.tz_offset_s = cr.zone_offset_s;
+		auto mz = cr.measured_zones.find(e.host);
+		ctx.tz_offset_s = mz != cr.measured_zones.end() ? mz->second : cr.zone_offset_s;
 		auto bt = ev.boot_time.find(e.host);
 		if (bt != ev.boot_time.end())
 			ctx.boot_epoch_us = bt->second;
@@ -318,12 +366,95 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	}
 }
 
+namespace {
+
+// Places hosts by the moments they share. The hosts already in cr.hosts
+// stay as they are and are what the others are placed against; when there
+// are none, the reference is the host seen in most moments. Others are
+// placed against hosts already placed, moment by moment (a chain across
+// moments that share hosts). Each host gets an offset, and a drift when
+// its moments span long enough to see one (NCCL init at the start,
+// watchdog timeouts at the end).
+void place_hosts(const std::vector<moment> &moments, double report, clock_basis basis, clock_result &cr)
+{
+	std::map<int, int> seen;
+	for (const auto &m : moments)
+		for (const auto &h : m)
+			seen[h.first]++;
+	if (seen.empty())
+		return;
+	std::map<int, host_clock> placed = cr.hosts;
+	int ref = -1;
+	if (placed.empty()) {
+		ref = std::max_element(seen.begin(), seen.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
+		placed[ref] = host_clock{};
+	}
+	auto fixed = [&](int h) { return h == ref || cr.hosts.count(h); };
+	std::map<int, std::vector<sample>> samples;
+	for (int round = 0; round < 8; round++) {
+		samples.clear();
+		for (const auto &m : moments) {
+			std::vector<double> common;
+			double ref_sigma = 0;
+			for (const auto &h : m)
+				if (auto it = placed.find(h.first); it != placed.end()) {
+					common.push_back(h.second.t - it->second.offset_at(h.second.t));
+					ref_sigma = std::max(ref_sigma, h.second.sigma);
+				}
+			if (common.empty())
+				continue;
+			double c = median(common);
+			for (const auto &h : m)
+				if (!fixed(h.first))
+					samples[h.first].push_back(
+						sample{c, h.second.t - c, std::sqrt(h.second.sigma * h.second.sigma + ref_sigma * ref_sigma)});
+		}
+		size_t before = placed.size();
+		for (const auto &sm : samples)
+			placed[sm.first] = fit_offset(sm.second, report);
+		if (placed.size() == before && round >= 2)
+			break;
+	}
+	for (auto &p : placed) {
+		if (p.first != ref && cr.hosts.count(p.first))
+			continue; // placed before, by better facts
+		host_clock hc = p.second;
+		const auto &sm = samples[p.first];
+		hc.anchors = p.first == ref ? seen[ref] : static_cast<int>(sm.size());
+		std::vector<double> dev;
+		for (const auto &x : sm)
+			if (std::fabs(x.c - report) <= 900)
+				dev.push_back(std::fabs(x.o - hc.offset_at(x.c)));
+		double scatter = dev.size() >= 3 ? 1.4826 * median(dev) : 0;
+		hc.uncertainty_s = std::max({min_uncertainty_s, hc.uncertainty_s, scatter});
+		hc.offset_s = hc.offset_at(report);
+		hc.basis = basis;
+		cr.hosts[p.first] = hc;
+	}
+}
+
+} // namespace
+
+const char *clock_basis_name(clock_basis b)
+{
+	switch (b) {
+	case clock_basis::measured: return "measured";
+	case clock_basis::inferred: return "inferred";
+	case clock_basis::none: break;
+	}
+	return "none";
+}
+
 clock_result align_clocks(evidence &ev, const clock_options &opts,
 			  const std::vector<std::vector<std::pair<int, int64_t>>> &rank_anchors)
 {
 	clock_result cr;
 	resolve_times(ev, opts, cr);
 
+	double report = report_time(ev);
+	// The plugin's measurements first; then the logs' moments place the
+	// hosts it did not measure, against the measured ones.
+	place_hosts(plugin_moments(ev), report, clock_basis::measured, cr);
 	std::vector<moment> moments = log_moments(ev);
 	for (const auto &a : rank_anchors) {
 		std::map<int, std::vector<double>> per_host;
@@ -333,61 +464,7 @@ clock_result align_clocks(evidence &ev, const clock_options &opts,
 		if (per_host.size() >= 2)
 			moments.push_back(to_moment(per_host, 0.2));
 	}
-
-	// The reference host is the one seen in most moments; others are placed
-	// against hosts already placed, moment by moment (a chain across
-	// moments that share hosts). Each host gets an offset, and a drift when
-	// its moments span long enough to see one (NCCL init at the start,
-	// watchdog timeouts at the end).
-	std::map<int, int> seen;
-	for (const auto &m : moments)
-		for (const auto &h : m)
-			seen[h.first]++;
-	if (!seen.empty()) {
-		int ref = std::max_element(seen.begin(), seen.end(),
-					   [](auto &a, auto &b) { return a.second < b.second; })->first;
-		double report = report_time(ev);
-		std::map<int, host_clock> placed;
-		placed[ref] = host_clock{};
-		std::map<int, std::vector<sample>> samples;
-		for (int round = 0; round < 8; round++) {
-			samples.clear();
-			for (const auto &m : moments) {
-				std::vector<double> common;
-				double ref_sigma = 0;
-				for (const auto &h : m)
-					if (auto it = placed.find(h.first); it != placed.end()) {
-						common.push_back(h.second.t - it->second.offset_at(h.second.t));
-						ref_sigma = std::max(ref_sigma, h.second.sigma);
-					}
-				if (common.empty())
-					continue;
-				double c = median(common);
-				for (const auto &h : m)
-					if (h.first != ref)
-						samples[h.first].push_back(
-							sample{c, h.second.t - c, std::sqrt(h.second.sigma * h.second.sigma + ref_sigma * ref_sigma)});
-			}
-			size_t before = placed.size();
-			for (const auto &sm : samples)
-				placed[sm.first] = fit_offset(sm.second, report);
-			if (placed.size() == before && round >= 2)
-				break;
-		}
-		for (auto &p : placed) {
-			host_clock hc = p.second;
-			const auto &sm = samples[p.first];
-			hc.anchors = p.first == ref ? seen[ref] : static_cast<int>(sm.size());
-			std::vector<double> dev;
-			for (const auto &x : sm)
-				if (std::fabs(x.c - report) <= 900)
-					dev.push_back(std::fabs(x.o - hc.offset_at(x.c)));
-			double scatter = dev.size() >= 3 ? 1.4826 * median(dev) : 0;
-			hc.uncertainty_s = std::max({min_uncertainty_s, hc.uncertainty_s, scatter});
-			hc.offset_s = hc.offset_at(report);
-			cr.hosts[p.first] = hc;
-		}
-	}
+	place_hosts(moments, report, clock_basis::inferred, cr);
 	cr.aligned = cr.hosts.size() >= 2;
 	for (size_t h = 0; h < ev.host_count(); h++)
 		if (!cr.hosts.count(static_cast<int>(h)))

@@ -1,6 +1,8 @@
 // Flight-recorder analysis: see fr_analysis.hh.
 #include "fr/fr_analysis.hh"
 
+#include "rendering/utf8.hh"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -725,9 +727,8 @@ json_t *int_array(const std::vector<int> &v)
 
 json_t *str(const std::string &s)
 {
-	// Strings from dumps are sanitized UTF-8; fall back rather than drop a key.
-	json_t *j = json_stringn(s.data(), s.size());
-	return j ? j : json_string("?");
+	std::string v = valid_utf8(s);
+	return json_stringn(v.data(), v.size());
 }
 
 json_t *seq_or_null(int64_t s)
@@ -854,7 +855,7 @@ std::string fr_report_text(const fr_report &r)
 		s += "unreadable: " + u.error + "\n";
 	for (const std::string &w : r.warnings)
 		s += "warning: " + w + "\n";
-	return s;
+	return valid_utf8(s);
 }
 
 } // namespace diag

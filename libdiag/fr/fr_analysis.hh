@@ -1,4 +1,4 @@
-// Cross-rank analysis of flight-recorder dumps (FORMATS.md §1.5): which
+// Cross-rank analysis of flight-recorder dumps (doc/formats.md, flight recorder): which
 // collective each process group stopped at, who never joined it, who is
 // stuck in it, who disagrees about it, and which completed collectives can
 // anchor the per-rank clocks.

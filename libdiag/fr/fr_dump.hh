@@ -1,4 +1,4 @@
-// PyTorch flight-recorder dumps (FORMATS.md §1.3-1.4) as typed structs.
+// PyTorch flight-recorder dumps (doc/formats.md: file format, schema) as typed structs.
 //
 // One dump per global rank, written as pickle (the on-disk default) or JSON
 // (dump_json). Schema versions 2.x are read; unknown keys are ignored and

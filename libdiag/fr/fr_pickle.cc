@@ -4,6 +4,8 @@
 // expanded at the end under depth, count and byte limits.
 #include "fr/fr_pickle.hh"
 
+#include "rendering/utf8.hh"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -112,56 +114,6 @@ void put_utf8(std::string &out, uint32_t cp)
 		out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
 		out += static_cast<char>(0x80 | (cp & 0x3f));
 	}
-}
-
-// Copies UTF-8, replacing invalid sequences (and the surrogates Python's
-// "surrogatepass" lets through) with U+FFFD, so every string we hand out can
-// go into JSON as it is.
-std::string sanitize_utf8(std::string_view in)
-{
-	size_t ascii = 0;
-	while (ascii < in.size() && static_cast<unsigned char>(in[ascii]) < 0x80)
-		ascii++;
-	if (ascii == in.size())
-		return std::string(in); // the common case, and the fast one
-	std::string out;
-	out.reserve(in.size());
-	size_t i = 0;
-	while (i < in.size()) {
-		unsigned char c = static_cast<unsigned char>(in[i]);
-		if (c < 0x80) {
-			out += static_cast<char>(c);
-			i++;
-			continue;
-		}
-		size_t n = 0;
-		uint32_t cp = 0, min = 0;
-		if ((c & 0xe0) == 0xc0) {
-			n = 1, cp = c & 0x1f, min = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			n = 2, cp = c & 0x0f, min = 0x800;
-		} else if ((c & 0xf8) == 0xf0) {
-			n = 3, cp = c & 0x07, min = 0x10000;
-		}
-		bool ok = n > 0 && i + n < in.size();
-		for (size_t k = 1; ok && k <= n; k++) {
-			unsigned char d = static_cast<unsigned char>(in[i + k]);
-			if ((d & 0xc0) != 0x80)
-				ok = false;
-			else
-				cp = (cp << 6) | (d & 0x3f);
-		}
-		if (ok && (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
-			ok = false;
-		if (ok) {
-			out.append(in.substr(i, n + 1));
-			i += n + 1;
-		} else {
-			put_utf8(out, 0xfffd);
-			i++;
-		}
-	}
-	return out;
 }
 
 class unpickler {
@@ -317,7 +269,7 @@ private:
 		node *n;
 		if (!push_new(k, &n))
 			return false;
-		n->s = utf8 ? sanitize_utf8(raw) : std::string(raw);
+		n->s = utf8 ? valid_utf8(raw) : std::string(raw); // Python's surrogatepass lets surrogates through
 		return true;
 	}
 

@@ -29,7 +29,6 @@ public:
 	bool group_set(uint32_t i) const;
 	// Named groups in number order: (name, number).
 	const std::vector<std::pair<std::string, uint32_t>> &names() const { return rx_names; }
-	uint32_t capture_count() const { return rx_ncap; }
 
 private:
 	struct code_free { void operator()(pcre2_code *c) const { pcre2_code_free(c); } };

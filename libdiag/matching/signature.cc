@@ -3,6 +3,7 @@
 #include "config/yaml_doc.hh"
 
 #include <algorithm>
+#include <cerrno>
 #include <dirent.h>
 #include <set>
 
@@ -50,8 +51,15 @@ bool scalar_list(const ynode *n, std::vector<std::string> &out)
 
 bool rule_set::load_dir(const std::string &dir, std::string &err)
 {
+	return load_layer(dir, "shipped", false, err);
+}
+
+bool rule_set::load_layer(const std::string &dir, const std::string &layer, bool optional, std::string &err)
+{
 	DIR *d = opendir(dir.c_str());
 	if (!d) {
+		if (optional && errno == ENOENT)
+			return true;
 		err = dir + ": cannot open the signature directory";
 		return false;
 	}
@@ -63,25 +71,25 @@ bool rule_set::load_dir(const std::string &dir, std::string &err)
 	}
 	closedir(d);
 	std::sort(names.begin(), names.end());
-	if (names.empty()) {
+	if (names.empty() && !optional) {
 		err = dir + ": no *.yaml signature files";
 		return false;
 	}
 	for (const auto &n : names)
-		if (!load_file(dir + "/" + n, err))
+		if (!load_file(dir + "/" + n, err, layer))
 			return false;
 	return true;
 }
 
-bool rule_set::load_file(const std::string &path, std::string &err)
+bool rule_set::load_file(const std::string &path, std::string &err, const std::string &layer)
 {
 	auto doc = load_yaml_file(path, err);
 	if (!doc)
 		return false;
-	return add_rules(*doc, path, err);
+	return add_rules(*doc, path, layer, err);
 }
 
-bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string &err)
+bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::string &layer, std::string &err)
 {
 	const ynode *family = doc.get("family");
 	const ynode *rules = doc.get("rules");
@@ -99,6 +107,7 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 		r.family = family->value;
 		r.file = path;
 		r.line = rn.line;
+		r.layer = layer;
 		auto bad = [&](const std::string &why) {
 			err = where(path, rn.line) + (r.id.empty() ? std::string() : "rule " + r.id + ": ") + why;
 			return false;
@@ -117,8 +126,14 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 		r.id = id->value;
 		if (r.id.rfind(r.family + ".", 0) != 0)
 			return bad("id must start with the family '" + r.family + ".'");
-		if (find(r.id) || std::any_of(added.begin(), added.end(), [&](const rule &o) { return o.id == r.id; }))
-			return bad("duplicate id");
+		const rule *lower = find(r.id);
+		if ((lower && lower->layer == layer) ||
+		    std::any_of(added.begin(), added.end(), [&](const rule &o) { return o.id == r.id; }))
+			return bad("duplicate id" + (lower && lower->layer == layer
+							     ? " (also " + lower->file + ":" + std::to_string(lower->line) + ")"
+							     : std::string()));
+		if (lower)
+			r.overrides = lower->file + ":" + std::to_string(lower->line);
 		const ynode *cls = rn.get("class");
 		auto c = cls && cls->is_scalar() ? class_from_name(cls->value) : std::nullopt;
 		if (!c)
@@ -211,8 +226,16 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string 
 		added.push_back(std::move(r));
 	}
 	for (auto &r : added) {
-		r.index = static_cast<uint32_t>(rs_rules.size());
-		rs_rules.push_back(std::move(r));
+		// A rule of a higher layer takes the place of the one it replaces:
+		// the order (ties of priority) stays the shipped one.
+		auto same = std::find_if(rs_rules.begin(), rs_rules.end(), [&](const rule &o) { return o.id == r.id; });
+		if (same != rs_rules.end()) {
+			r.index = same->index;
+			*same = std::move(r);
+		} else {
+			r.index = static_cast<uint32_t>(rs_rules.size());
+			rs_rules.push_back(std::move(r));
+		}
 	}
 	return true;
 }

@@ -1,6 +1,8 @@
 // Failure signatures as data: rules loaded from conf/signatures/*.yaml,
 // checked against their own sample lines at load, and matched behind a
-// literal prefilter.
+// literal prefilter. Rules come in layers (as lnav's formats do): the
+// shipped ones, then the site's, which add rules or replace a shipped
+// rule by id.
 #pragma once
 
 #include "model/failure_class.hh"
@@ -40,6 +42,9 @@ struct rule {
 	std::string family;
 	std::string file;
 	int line = 0;
+	std::string layer;      // "shipped" or "site": which layer the rule came from
+	std::string overrides;  // file:line of the rule of a lower layer it replaced
+
 	failure_class cls = failure_class::unknown;
 	event_role role = event_role::context;
 	rule_kind kind = rule_kind::plain;
@@ -89,10 +94,16 @@ enum marker_bits : unsigned {
 
 class rule_set {
 public:
-	// Loads every *.yaml of a directory, in name order. On error returns
-	// false with "file:line: reason" in err; nothing is half-loaded.
+	// Loads every *.yaml of a directory, in name order, as the shipped
+	// layer. On error returns false with "file:line: reason" in err;
+	// nothing is half-loaded.
 	bool load_dir(const std::string &dir, std::string &err);
-	bool load_file(const std::string &path, std::string &err);
+	// Loads a layer above those already loaded: a rule with the id of a
+	// rule of a lower layer replaces it (in its place in the order), any
+	// other is added; an id twice within one layer is an error. A layer
+	// that is optional may be missing or empty.
+	bool load_layer(const std::string &dir, const std::string &layer, bool optional, std::string &err);
+	bool load_file(const std::string &path, std::string &err, const std::string &layer = "shipped");
 	// Builds the prefilter.
 	void finalize();
 	// Samples that another rule wins (a priority conflict), one line each.
@@ -121,7 +132,7 @@ public:
 	std::vector<std::string> all_literals() const;
 
 private:
-	bool add_rules(const struct ynode &doc, const std::string &path, std::string &err);
+	bool add_rules(const struct ynode &doc, const std::string &path, const std::string &layer, std::string &err);
 
 	std::vector<rule> rs_rules;
 	literal_set rs_prefilter;

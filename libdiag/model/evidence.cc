@@ -29,7 +29,6 @@ uint32_t evidence::add_source(source_file f)
 long evidence::add(event &&e)
 {
 	const std::string &id = e.r ? e.r->id : e.rule_id;
-	ev_rule_counts[id]++;
 	std::string writer = id + "|" + std::to_string(e.rank) + "|" + std::to_string(e.task) + "|" +
 			     std::to_string(e.local_rank) + "|" + std::to_string(e.host) + "|" + std::to_string(e.pid);
 	uint32_t &kept = ev_kept[writer];
@@ -41,12 +40,6 @@ long evidence::add(event &&e)
 	e.order = ev_order++;
 	events.push_back(std::move(e));
 	return static_cast<long>(events.size() - 1);
-}
-
-uint64_t evidence::count(const std::string &rule_id) const
-{
-	auto it = ev_rule_counts.find(rule_id);
-	return it == ev_rule_counts.end() ? 0 : it->second;
 }
 
 } // namespace diag

@@ -1,6 +1,5 @@
 // What the readers found, kept bounded: retained events (the first few of
-// each rule per rank, with counts for the rest), the rank map, job facts and
-// the sources read. Memory grows with ranks and rules, not with log size.
+// each rule per writer), the rank map, job facts and the sources read. Memory grows with ranks and rules, not with log size.
 #pragma once
 
 #include "model/event.hh"
@@ -46,13 +45,19 @@ struct progress_mark {
 	int task = -1;
 };
 
-// A task as the SPANK plugin recorded it.
+// A task as the SPANK plugin recorded it, with what its node's clock said
+// when the task started (doc/handoff.md).
 struct plugin_task {
 	int task = -1;       // Slurm global task id
 	int node = -1;       // Slurm node name (interned host)
 	int hostname = -1;   // the host name the task saw (what NCCL prints)
 	int pid = -1;
 	int local_task = -1;
+	std::string step;    // "0", "1", "batch", ...
+	int64_t start_us = no_time;  // the node's clock at task start (UTC µs)
+	int64_t srun_us = no_time;   // srun's clock when it launched the step
+	bool has_utc_offset = false; // the node's zone is known
+	int utc_offset_s = 0;        // its local time minus UTC
 };
 
 class evidence {
@@ -66,10 +71,8 @@ public:
 	const std::vector<source_file> &sources() const { return ev_sources; }
 
 	// Keeps the event if it is one of the first few of its rule for its
-	// writer; always counts it. Returns its index in events, or -1.
+	// writer. Returns its index in events, or -1.
 	long add(event &&e);
-	// Occurrences of a rule (by id) across all writers, retained or not.
-	uint64_t count(const std::string &rule_id) const;
 
 	std::vector<event> events;
 	rank_map ranks;
@@ -90,7 +93,6 @@ private:
 	std::vector<std::string> ev_hosts;
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
-	std::unordered_map<std::string, uint64_t> ev_rule_counts;
 	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
 	uint64_t ev_order = 0;
 };

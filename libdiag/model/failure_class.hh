@@ -1,4 +1,4 @@
-// The verdict vocabulary of DESIGN.md: failure classes, event roles and
+// The verdict vocabulary of doc/verdict.md: failure classes, event roles and
 // next-action kinds, with their contract names.
 #pragma once
 

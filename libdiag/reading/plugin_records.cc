@@ -2,7 +2,9 @@
 
 #include <jansson.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace diag {
 
@@ -20,10 +22,32 @@ std::string jstr(json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : "";
 }
 
+bool known_schema(long long major)
+{
+	for (long long k : plugin_schema_known)
+		if (k == major)
+			return true;
+	return false;
+}
+
+// Nanoseconds since the epoch to µs, or no_time when absent or not positive.
+int64_t ns_to_us(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) / 1000 : no_time;
+}
+
+// A plugin record: an object with an integer schema and a kind we know.
+bool is_record(json_t *o)
+{
+	if (!json_is_object(o) || !json_is_integer(json_object_get(o, "schema")))
+		return false;
+	std::string kind = jstr(o, "kind");
+	return kind == "rank" || kind == "task_exit";
+}
+
 bool one_record(json_t *o, uint32_t file, evidence &ev)
 {
-	if (!json_is_object(o))
-		return false;
 	std::string kind = jstr(o, "kind");
 	long long task = jint(o, "task");
 	std::string node = jstr(o, "node");
@@ -39,11 +63,22 @@ bool one_record(json_t *o, uint32_t file, evidence &ev)
 		pt.hostname = hn.empty() ? -1 : ev.intern_host(hn);
 		pt.pid = static_cast<int>(jint(o, "pid"));
 		pt.local_task = static_cast<int>(jint(o, "local_task"));
+		pt.step = jstr(o, "step");
 		json_t *clk = json_object_get(o, "clock");
 		if (json_is_object(clk)) {
 			long long btime = jint(clk, "btime");
 			if (btime > 0)
 				ev.boot_time[pt.node] = btime * us_per_s;
+			pt.start_us = ns_to_us(clk, "realtime_ns");
+			pt.srun_us = ns_to_us(clk, "srun_realtime_ns");
+			json_t *off = json_object_get(clk, "utc_offset_s");
+			// The plugin writes an empty zone (and offset 0) when the node
+			// could not tell its local time; a zone lies within a day of UTC.
+			if (json_is_integer(off) && !jstr(clk, "zone").empty() &&
+			    std::llabs(json_integer_value(off)) <= 26 * 3600) {
+				pt.has_utc_offset = true;
+				pt.utc_offset_s = static_cast<int>(json_integer_value(off));
+			}
 		}
 		ev.plugin_tasks.push_back(pt);
 		return true;
@@ -79,22 +114,36 @@ bool one_record(json_t *o, uint32_t file, evidence &ev)
 
 } // namespace
 
-bool read_plugin_records(std::string_view text, uint32_t file, evidence &ev)
+records_read read_plugin_records(std::string_view text, uint32_t file, evidence &ev, long long &refused_schema)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(text.data(), text.size(), 0, &jerr);
 	if (!root)
-		return false;
-	bool ok = false;
+		return records_read::not_records;
+	std::vector<json_t *> records;
 	if (json_is_array(root)) {
 		size_t i;
 		json_t *v;
-		json_array_foreach(root, i, v) ok = one_record(v, file, ev) || ok;
-	} else {
-		ok = one_record(root, file, ev);
+		json_array_foreach(root, i, v) if (is_record(v)) records.push_back(v);
+	} else if (is_record(root)) {
+		records.push_back(root);
+	}
+	records_read res = records_read::not_records;
+	for (json_t *r : records) {
+		long long major = json_integer_value(json_object_get(r, "schema"));
+		if (!known_schema(major)) {
+			// A later plugin's record may mean something else by the same
+			// field: better no facts than wrong ones.
+			refused_schema = major;
+			if (res == records_read::not_records)
+				res = records_read::refused;
+			continue;
+		}
+		if (one_record(r, file, ev))
+			res = records_read::read;
 	}
 	json_decref(root);
-	return ok;
+	return res;
 }
 
 void apply_plugin_records(evidence &ev)

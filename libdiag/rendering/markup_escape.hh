@@ -2,6 +2,8 @@
 // control characters replaced by visible characters, never dropped.
 #pragma once
 
+#include "rendering/utf8.hh"
+
 #include <string>
 #include <string_view>
 
@@ -11,9 +13,5 @@ namespace diag {
 // (but tab and newline) and DEL as their Control Pictures (U+2400...).
 // The result is valid in HTML text, in quoted attributes and in XML.
 std::string markup_escape(std::string_view s);
-
-// Length of the well-formed UTF-8 sequence at s[i] (shortest form, no
-// surrogates, at most U+10FFFF; 1 for ASCII), or 0 when it is not one.
-size_t utf8_sequence_length(std::string_view s, size_t i);
 
 } // namespace diag

@@ -1,6 +1,7 @@
 #include "rendering/verdict.hh"
 
 #include "rendering/markup_escape.hh"
+#include "rendering/utf8.hh"
 
 #include <jansson.h>
 
@@ -15,26 +16,6 @@ namespace {
 json_t *str_or_null(const std::string &s)
 {
 	return s.empty() ? json_null() : json_stringn(s.data(), s.size());
-}
-
-// jansson refuses invalid UTF-8 (overlong forms and surrogates too, and
-// then drops the field); logs are full of it.
-std::string valid_utf8(const std::string &s)
-{
-	std::string out;
-	size_t i = 0, n = s.size();
-	while (i < n) {
-		size_t len = utf8_sequence_length(s, i);
-		bool ok = len > 0;
-		if (ok) {
-			out.append(s, i, len);
-			i += len;
-		} else {
-			out += "\xef\xbf\xbd"; // U+FFFD
-			i++;
-		}
-	}
-	return out;
 }
 
 json_t *jstr(const std::string &s)
@@ -99,6 +80,8 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_t *o = json_object();
 		json_object_set_new(o, "offset_s", json_real(std::round(c.second.offset_s * 1000) / 1000));
 		json_object_set_new(o, "uncertainty_s", json_real(std::round(c.second.uncertainty_s * 1000) / 1000));
+		if (!c.second.basis.empty())
+			json_object_set_new(o, "basis", jstr(c.second.basis));
 		json_object_set_new(clk, valid_utf8(c.first).c_str(), o);
 	}
 	json_object_set_new(root, "clock", clk);

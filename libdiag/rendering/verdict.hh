@@ -1,4 +1,4 @@
-// The verdict (schema 1 of DESIGN.md) and its three renderings: JSON for
+// The verdict (schema 1 of doc/verdict.md) and its three renderings: JSON for
 // programs, text for a person, one line for the job's Comment.
 #pragma once
 
@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace diag {
@@ -23,6 +24,10 @@ struct evidence_line {
 struct clock_entry {
 	double offset_s = 0;
 	double uncertainty_s = 0;
+	std::string basis; // measured | inferred | none (aligning/clock.hh); empty: left out
+	clock_entry() = default;
+	clock_entry(double offset, double uncertainty, std::string why = {})
+		: offset_s(offset), uncertainty_s(uncertainty), basis(std::move(why)) {}
 };
 
 // A counter from DCGM or the driver that agrees or disagrees with a
