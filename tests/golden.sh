@@ -1,13 +1,13 @@
 #!/bin/sh
 # Golden verdicts: every case directory under tests/data/golden and
-# tests/data/realworld holds a bundle and expected.json ({"class": ...,
+# tests/data/example holds a bundle and expected.json ({"class": ...,
 # "first_rank": R or null, optionally "first_host"}); denpex must agree.
 set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${PYTHON3:=python3}"
 DENPEX="$top_builddir/denpex"
 pass=0
 fail=0
-for exp in "$top_srcdir"/tests/data/golden/*/expected.json "$top_srcdir"/tests/data/realworld/*/expected.json \
+for exp in "$top_srcdir"/tests/data/golden/*/expected.json \
 	   "$top_srcdir"/tests/data/example/*/expected.json; do
 	[ -f "$exp" ] || continue
 	dir=$(dirname "$exp")

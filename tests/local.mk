@@ -21,6 +21,7 @@ include %reldir%/unit.mk
 include %reldir%/timestamp.mk
 include %reldir%/fr.mk
 include %reldir%/sim.mk
+include %reldir%/realworld.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
 include %reldir%/bench.mk
