@@ -1,19 +1,35 @@
-// Which events still bear on how the job ended: not those from before the
-// job (an earlier job's kernel messages), not those the job survived (the
-// same writer kept making progress afterwards).
+// Which events still bear on how the job ended. Not those from before the
+// job: kernel lines outside its window, or naming another job's cgroup, and
+// what the same report said about that job's process. Not those the job
+// survived: the same writer kept making progress afterwards, or the line
+// (or the next on its writer) says it was retried, skipped or recovered and
+// progress followed.
 #include "deciding/context.hh"
 
 #include <algorithm>
 #include <climits>
+#include <set>
 
 namespace diag {
 
 namespace {
 
-// Kernel messages this long before the job's first sign of life belong to
-// an earlier job.
+// Without the job's start from Slurm, kernel messages this long before its
+// first sign of life belong to an earlier job; with it, a minute (the
+// clocks' disagreement) is enough.
 constexpr int64_t kernel_lead_us = 15 * 60 * us_per_s;
+constexpr int64_t kernel_lead_known_start_us = 60 * us_per_s;
 constexpr int64_t kernel_tail_us = 5 * 60 * us_per_s;
+// An unprefixed line shares its writer with every rank: the file's progress
+// afterwards shows the job carried on only when it went on this long.
+constexpr int64_t shared_writer_survival_us = 120 * us_per_s;
+// A kernel report of one kill spans a second or so of lines.
+constexpr int64_t same_report_us = 2 * us_per_s;
+
+bool is_kernel(const evidence &ev, const event &e)
+{
+	return e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log;
+}
 
 void job_window(diagnosis_context &cx)
 {
@@ -22,7 +38,7 @@ void job_window(diagnosis_context &cx)
 	if (lo == no_time || hi == no_time) {
 		int64_t mn = INT64_MAX, mx = INT64_MIN;
 		for (const auto &e : ev.events) {
-			if (e.time_us == no_time || ev.sources()[e.file].kind == source_kind::kernel_log)
+			if (e.time_us == no_time || is_kernel(ev, e))
 				continue;
 			mn = std::min(mn, e.time_us);
 			mx = std::max(mx, e.time_us);
@@ -38,32 +54,87 @@ void job_window(diagnosis_context &cx)
 	cx.job_end_us = hi;
 }
 
-void drop_stale_kernel_events(diagnosis_context &cx)
+void drop_outside_window(diagnosis_context &cx)
 {
 	if (cx.job_start_us == no_time || cx.job_end_us == no_time)
 		return; // nothing to bound the window with: keep all
+	bool start_known = cx.ev.job.start_us != no_time && !cx.ev.job.times_local;
+	int64_t lead = start_known ? kernel_lead_known_start_us : kernel_lead_us;
 	for (auto &e : cx.ev.events) {
-		if (cx.ev.sources()[e.file].kind != source_kind::kernel_log || e.time_us == no_time)
+		if (!is_kernel(cx.ev, e) || e.time_us == no_time || e.dropped)
 			continue;
-		if (e.time_us < cx.job_start_us - kernel_lead_us || e.time_us > cx.job_end_us + kernel_tail_us)
+		if (e.time_us < cx.job_start_us - lead || e.time_us > cx.job_end_us + kernel_tail_us) {
 			e.dropped = true;
+			e.why_not = "before or after the job";
+		}
 	}
 }
 
-// A failure that the same writer logged and then carried on from (training
-// progress printed afterwards) was caught: it is not what killed the job.
+// A line that names another job (its cgroup, its step) is that job's, and
+// so is the rest of the same report (same host, same pid or same second).
+void drop_other_jobs(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	if (ev.job.job_id.empty())
+		return;
+	std::string ours = ev.job.job_id.substr(0, ev.job.job_id.find_first_of("._"));
+	std::vector<const event *> foreign;
+	for (auto &e : ev.events) {
+		std::string job = e.capture("job");
+		if (job.empty() || job == ours || e.kind == rule_kind::job_end || !is_kernel(ev, e))
+			continue;
+		e.dropped = true;
+		e.why_not = "names job " + job;
+		foreign.push_back(&e);
+	}
+	for (const event *f : foreign) {
+		std::string pid = f->capture("pid");
+		for (auto &e : ev.events) {
+			if (e.dropped || !is_kernel(ev, e) || e.host != f->host)
+				continue;
+			bool same_pid = !pid.empty() && e.capture("pid") == pid;
+			bool same_report = e.time_us != no_time && f->time_us != no_time &&
+					   std::llabs(e.time_us - f->time_us) <= same_report_us;
+			if (same_pid || same_report) {
+				e.dropped = true;
+				e.why_not = "the same report as a line naming job " + f->capture("job");
+			}
+		}
+	}
+}
+
+// A failure that the same writer logged and then carried on from was
+// caught: it is not what killed the job.
 void mark_survived(diagnosis_context &cx)
 {
 	evidence &ev = cx.ev;
 	for (auto &e : ev.events) {
-		// Unprefixed lines share one writer: another rank's progress after
-		// them says nothing about whether this one carried on.
-		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || !e.writer_known ||
-		    ev.sources()[e.file].kind == source_kind::kernel_log)
+		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || is_kernel(ev, e) || e.decoy)
 			continue;
-		auto it = ev.last_progress.find(writer_key(e.file, e.key));
-		if (it != ev.last_progress.end() && it->second > e.line + 1)
+		uint64_t wk = writer_key(e.file, e.key);
+		auto it = ev.last_progress.find(wk);
+		bool progress_after = it != ev.last_progress.end() && it->second > e.line + 1;
+		if (!progress_after)
+			continue;
+		if (e.writer_known) {
 			e.decoy = true;
+			e.why_not = "the same rank made progress after it";
+			continue;
+		}
+		// Unprefixed lines share one writer: another rank's progress after
+		// them says nothing about this one, unless the line said it was
+		// dealt with or the run went on for a while.
+		if (e.handled) {
+			e.decoy = true;
+			e.why_not = "it says it was dealt with and progress followed";
+			continue;
+		}
+		auto pt = ev.last_progress_us.find(wk);
+		int64_t at = file_local_us(e.ts);
+		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us) {
+			e.decoy = true;
+			e.why_not = "the run kept making progress for minutes after it";
+		}
 	}
 }
 
@@ -72,7 +143,8 @@ void mark_survived(diagnosis_context &cx)
 void pass_relevance(diagnosis_context &cx)
 {
 	job_window(cx);
-	drop_stale_kernel_events(cx);
+	drop_outside_window(cx);
+	drop_other_jobs(cx);
 	mark_survived(cx);
 }
 

@@ -383,4 +383,12 @@ std::vector<std::string> rule_set::all_literals() const
 	return out;
 }
 
+bool rule_set::says_handled(std::string_view body)
+{
+	for (auto &r : rs_rules)
+		if (r.kind == rule_kind::handled && r.rx.search(body))
+			return true;
+	return false;
+}
+
 } // namespace diag

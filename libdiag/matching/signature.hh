@@ -100,6 +100,9 @@ public:
 
 	// The highest-priority rule that matches the line body, or nullptr.
 	const rule *match(std::string_view body, unsigned source, capture_list &caps);
+	// Whether a rule of kind handled ("will retry", "recovered") matches the
+	// body too: a fault line that says it was dealt with.
+	bool says_handled(std::string_view body);
 
 	// One scan of a raw line for every literal and marker.
 	void scan_line(std::string_view raw, line_hits &h) const;
