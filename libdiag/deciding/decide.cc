@@ -50,6 +50,25 @@ void from_first_fault(diagnosis_context &cx)
 	d.from_initiator = true;
 }
 
+// Whether every watchdog report came before the kill (same file: by line;
+// else by time), and the killed rank reported none.
+bool killed_after_the_timeouts(const evidence &ev, const event &kill)
+{
+	int reports = 0;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::watchdog)
+			continue;
+		if (e.rank >= 0 && e.rank == kill.rank)
+			return false;
+		bool before = e.file == kill.file ? e.line < kill.line
+						  : e.time_us != no_time && kill.time_us != no_time && e.time_us < kill.time_us;
+		if (!before)
+			return false;
+		reports++;
+	}
+	return reports > 0;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -59,7 +78,6 @@ void without_initiator(diagnosis_context &cx)
 		// One process SIGKILLed and nothing else to say: the OOM killer's
 		// signature, though its own line was not among the logs (the
 		// others then wait for it in a collective: it is why they hang).
-		d.cls = failure_class::host_oom;
 		d.first_rank = killed[0];
 		for (const auto &e : ev.events)
 			if (!e.dropped && e.kind == rule_kind::task_exit && e.signal == 9 &&
@@ -69,6 +87,18 @@ void without_initiator(diagnosis_context &cx)
 			}
 		d.rank_singled_out = true;
 		d.confidence = "low";
+		// Killed only after the others had timed out waiting for it: the
+		// launcher's teardown of the rank that stopped, not the OOM killer.
+		if (d.first && killed_after_the_timeouts(ev, *d.first)) {
+			d.cls = failure_class::collective_hang;
+			d.hang_why = "every other rank timed out or aborted waiting in a collective; it was still running and was killed";
+			d.first = nullptr;
+			d.confidence = "medium";
+			d.notes.push_back("a SIGKILL alone does not say out of memory: it came after the others had timed out");
+		} else {
+			d.cls = failure_class::host_oom;
+			d.notes.push_back("only a SIGKILL says so: no OOM killer line was among the logs");
+		}
 		return;
 	}
 	if (exit_view xv = analyse_exits(ev); hv.suspects.size() != 1 && xv.first_self_exit) {

@@ -14,6 +14,69 @@ namespace diag {
 
 namespace {
 
+// The odd ones out of what the ranks' watchdogs report: a minority (at most
+// a third) whose value differs from what a majority agrees on.
+template <typename V>
+std::vector<int> minority(const std::map<int, V> &by_rank, V &majority_value)
+{
+	std::map<V, int> count;
+	for (const auto &x : by_rank)
+		count[x.second]++;
+	if (by_rank.size() < 3 || count.size() < 2)
+		return {};
+	auto top = std::max_element(count.begin(), count.end(), [](auto &a, auto &b) { return a.second < b.second; });
+	if (top->second * 2 <= static_cast<int>(by_rank.size()))
+		return {};
+	std::vector<int> odd;
+	for (const auto &x : by_rank)
+		if (x.second != top->first)
+			odd.push_back(x.first);
+	if (odd.size() * 3 > by_rank.size())
+		return {};
+	majority_value = top->first;
+	return odd;
+}
+
+// Desync: a rank whose watchdog names another collective (OpType and size)
+// or another SeqNum than the one every other rank waits in.
+bool desync(const evidence &ev, hang_view &hv)
+{
+	std::map<int, std::string> what;
+	std::map<int, long long> seq;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.kind != rule_kind::watchdog)
+			continue;
+		std::string op = e.capture("op");
+		if (!op.empty()) {
+			std::string numel = e.capture("numel");
+			what[e.rank] = "OpType=" + op + (numel.empty() ? "" : " NumelIn=" + numel);
+		}
+		if (e.seq >= 0 && !seq.count(e.rank))
+			seq[e.rank] = e.seq;
+	}
+	std::string common_what;
+	std::vector<int> odd = minority(what, common_what);
+	if (!odd.empty()) {
+		hv.suspects = odd;
+		for (int r : odd)
+			hv.suspect_why.push_back("its watchdog names " + what[r] + " where the others wait in " + common_what +
+						 " (desync)");
+		hv.why = hv.suspect_why.front();
+		return true;
+	}
+	long long common_seq = -1;
+	odd = minority(seq, common_seq);
+	if (!odd.empty()) {
+		hv.suspects = odd;
+		for (int r : odd)
+			hv.suspect_why.push_back("it timed out in SeqNum=" + std::to_string(seq[r]) + " where the others wait in SeqNum=" +
+						 std::to_string(common_seq) + " (desync)");
+		hv.why = hv.suspect_why.front();
+		return true;
+	}
+	return false;
+}
+
 hang_view analyse_watchdogs(const evidence &ev)
 {
 	hang_view hv;
@@ -59,6 +122,8 @@ hang_view analyse_watchdogs(const evidence &ev)
 			}
 		}
 	}
+	if (desync(ev, hv))
+		return hv;
 	// Who is missing: every other rank of a known world was waiting in a
 	// collective (its watchdog reported, or aborted it: SIGABRT).
 	int world = ev.ranks.world_size();

@@ -59,10 +59,14 @@ void drop_outside_window(diagnosis_context &cx)
 	if (cx.job_start_us == no_time || cx.job_end_us == no_time)
 		return; // nothing to bound the window with: keep all
 	bool start_known = cx.ev.job.start_us != no_time && !cx.ev.job.times_local;
-	int64_t lead = start_known ? kernel_lead_known_start_us : kernel_lead_us;
 	for (auto &e : cx.ev.events) {
 		if (!is_kernel(cx.ev, e) || e.time_us == no_time || e.dropped)
 			continue;
+		// Seconds since boot are only as good as the boot time behind them.
+		int64_t lead = start_known && e.ts.kind != ts_kind::boot_relative
+				       ? kernel_lead_known_start_us +
+						 static_cast<int64_t>(cx.clk.uncertainty(e.host) * static_cast<double>(us_per_s))
+				       : kernel_lead_us;
 		if (e.time_us < cx.job_start_us - lead || e.time_us > cx.job_end_us + kernel_tail_us) {
 			e.dropped = true;
 			e.why_not = "before or after the job";
@@ -103,6 +107,23 @@ void drop_other_jobs(diagnosis_context &cx)
 	}
 }
 
+// When the collapse that followed an event began in its file: the first
+// victim or watchdog line after it (file-local µs; INT64_MAX: none). A
+// progress bar glued to the teardown is no sign that the run went on.
+int64_t collapse_after(const evidence &ev, const event &e)
+{
+	int64_t first = INT64_MAX;
+	for (const auto &x : ev.events) {
+		if (x.file != e.file || x.line <= e.line || x.inherited_time ||
+		    (x.role != event_role::victim && x.kind != rule_kind::watchdog))
+			continue;
+		int64_t t = file_local_us(x.ts);
+		if (t != INT64_MIN)
+			first = std::min(first, t);
+	}
+	return first;
+}
+
 // A failure that the same writer logged and then carried on from was
 // caught: it is not what killed the job.
 void mark_survived(diagnosis_context &cx)
@@ -131,7 +152,8 @@ void mark_survived(diagnosis_context &cx)
 		}
 		auto pt = ev.last_progress_us.find(wk);
 		int64_t at = file_local_us(e.ts);
-		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us) {
+		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us &&
+		    pt->second < collapse_after(ev, e)) {
 			e.decoy = true;
 			e.why_not = "the run kept making progress for minutes after it";
 		}
@@ -140,12 +162,28 @@ void mark_survived(diagnosis_context &cx)
 
 } // namespace
 
+// The faults set aside, a few, with why: a verdict that differs from the
+// loudest line should say what it passed over.
+void note_set_aside(diagnosis_context &cx)
+{
+	int shown = 0;
+	for (const auto &e : cx.ev.events) {
+		if (e.role != event_role::initiating || e.why_not.empty() || !(e.dropped || e.decoy))
+			continue;
+		if (shown++ == 3)
+			break;
+		std::string where = e.file < cx.ev.sources().size() ? cx.ev.sources()[e.file].path + ":" + std::to_string(e.line) : "";
+		cx.d.notes.push_back("set aside " + where + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
+	}
+}
+
 void pass_relevance(diagnosis_context &cx)
 {
 	job_window(cx);
 	drop_outside_window(cx);
 	drop_other_jobs(cx);
 	mark_survived(cx);
+	note_set_aside(cx);
 }
 
 } // namespace diag

@@ -180,10 +180,13 @@ struct writer_state {
 	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
+	int block_host = -1;
+	uint64_t block_host_line = 0;
 	// "-- Process 6 terminated with the following error:": the traceback
 	// that follows is that rank's (a tb_rank capture).
 	int tb_rank = -1;
 	uint64_t tb_rank_line = 0;
+	int tb_owner = -1; // the open traceback's rank, from such a header
 };
 
 // What one line says without any state: its literal hits, its prefixes
@@ -724,6 +727,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		w.npending = 0;
 	};
 	bool labels_not_ranks = false;
+	int file_rank = -1; // the last line that named its rank in a prefix
+	uint64_t file_rank_line = 0;
 	std::string_view raw;
 
 	uint64_t line_no = 0;
@@ -753,6 +758,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
 				labels_not_ranks = true;
+			if (id.rank >= 0) {
+				file_rank = id.rank;
+				file_rank_line = line_no;
+			}
 
 			// The writer: a rank, else a task label, else a local rank, else a host.
 			uint64_t ident = id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
@@ -855,15 +864,23 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::traceback) {
 				w.traceback_line = line_no;
 				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
+				// An unprefixed traceback right after a header that names
+				// a rank (logger.exception under "[RANK 5] ... failed",
+				// spawn's "-- Process 6 terminated") is that rank's.
+				w.tb_owner = -1;
+				if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
+					w.tb_owner = w.tb_rank;
+				else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
+					w.tb_owner = file_rank;
 				return;
 			}
 			if (std::string_view tr = caps.get("tb_rank"); !tr.empty()) {
 				w.tb_rank = static_cast<int>(to_ll(tr));
 				w.tb_rank_line = line_no;
-			} else if (r->kind == rule_kind::exception && w.tb_rank >= 0) {
-				if (e.rank < 0 && line_no - w.tb_rank_line < 2000)
-					e.rank = w.tb_rank;
-				w.tb_rank = -1;
+			} else if (r->kind == rule_kind::exception && w.tb_owner >= 0) {
+				if (e.rank < 0)
+					e.rank = w.tb_owner;
+				w.tb_owner = -1;
 			}
 			if (r->kind == rule_kind::exception) {
 				// Remember whether a traceback of this writer led here, and
@@ -878,6 +895,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.
+			// Its "host : H" line, just before, says where.
+			if (std::string_view bh = caps.get("block_host"); !bh.empty()) {
+				w.block_host = ev.intern_host(bh);
+				w.block_host_line = line_no;
+			}
 			if (r->role == event_role::context && e.rank >= 0 && e.pid < 0 && e.kind == rule_kind::plain) {
 				w.block_rank = e.rank;
 				w.block_rank_line = line_no;
@@ -886,7 +908,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				rank_info ri;
 				ri.rank = w.block_rank;
 				ri.pid = e.pid;
-				ri.host = e.host;
+				// The line's own prefix (pdsh's address) first: the events
+				// of this writer are keyed by it.
+				ri.host = e.host >= 0 ? e.host
+					  : w.block_host >= 0 && w.block_rank_line - w.block_host_line <= 2 ? w.block_host : -1;
 				ev.ranks.add(ri);
 				w.block_rank = -1;
 			}
