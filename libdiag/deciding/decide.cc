@@ -112,13 +112,21 @@ void without_initiator(diagnosis_context &cx)
 		d.confidence = "low";
 		return;
 	}
-	if (hv.reporting > 0) {
+	if (hv.reporting > 0 || !hv.suspects.empty()) {
 		d.cls = failure_class::collective_hang;
 		if (hv.suspects.size() == 1) {
 			d.first_rank = hv.suspects[0];
 			d.hang_why = hv.why;
 			d.rank_singled_out = true;
 			d.confidence = "medium";
+		} else if (hv.suspects.size() > 1) {
+			// Several ranks singled out: all of them, and no first.
+			for (size_t i = 0; i < hv.suspects.size(); i++)
+				d.suspects.push_back(
+					suspect_rank{hv.suspects[i], -1, i < hv.suspect_why.size() ? hv.suspect_why[i] : hv.why});
+			d.notes.push_back(std::to_string(hv.suspects.size()) +
+					  " ranks are singled out by the hang's structure; they are listed as suspects");
+			d.confidence = "low";
 		}
 		return;
 	}
@@ -129,13 +137,7 @@ void without_initiator(diagnosis_context &cx)
 			vc[e.cls]++;
 	if (!vc.empty())
 		d.cls = std::max_element(vc.begin(), vc.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
-	if (cx.fr.present && cx.fr.suspects.size() == 1) {
-		d.cls = failure_class::collective_hang;
-		d.first_rank = cx.fr.suspects[0];
-		d.hang_why = hv.why;
-		d.rank_singled_out = true;
-		d.confidence = "medium";
-	}
+	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
 }
 
 } // namespace

@@ -19,6 +19,7 @@ namespace diag {
 struct hang_structure {
 	bool present = false;
 	std::vector<int> suspects;   // ranks missing from / stuck before the collective others wait in
+	std::vector<std::string> suspect_why; // one per suspect
 	std::vector<std::string> lines; // human summary lines (evidence)
 	std::string source;          // file that gave it
 	std::vector<std::pair<std::string, std::string>> refused; // dump file, why it was not read

@@ -152,10 +152,13 @@ void pass_hang_structure(diagnosis_context &cx)
 	hang_view &hv = cx.hv;
 	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {
 		hv.suspects = cx.fr.suspects;
-		hv.why = "the flight recorder shows it never joined the collective the others wait in";
+		hv.suspect_why = cx.fr.suspect_why;
+		hv.why = hv.suspect_why.empty() ? "the flight recorder singles it out" : hv.suspect_why.front();
 	}
 	cx.d.hang_reporting = hv.reporting;
 	cx.d.hang_seq = hv.seq;
+	for (const auto &r : cx.fr.refused)
+		cx.d.refused.push_back(refused_file{r.first, r.second});
 }
 
 } // namespace diag

@@ -132,6 +132,13 @@ void mark_survived(diagnosis_context &cx)
 	for (auto &e : ev.events) {
 		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || is_kernel(ev, e) || e.decoy)
 			continue;
+		// The line (or the next on its writer) says it was retried,
+		// skipped or recovered: context, whatever came after.
+		if (e.handled) {
+			e.decoy = true;
+			e.why_not = "it says it was dealt with (retried, skipped or recovered)";
+			continue;
+		}
 		uint64_t wk = writer_key(e.file, e.key);
 		auto it = ev.last_progress.find(wk);
 		bool progress_after = it != ev.last_progress.end() && it->second > e.line + 1;
@@ -145,11 +152,6 @@ void mark_survived(diagnosis_context &cx)
 		// Unprefixed lines share one writer: another rank's progress after
 		// them says nothing about this one, unless the line said it was
 		// dealt with or the run went on for a while.
-		if (e.handled) {
-			e.decoy = true;
-			e.why_not = "it says it was dealt with and progress followed";
-			continue;
-		}
 		auto pt = ev.last_progress_us.find(wk);
 		int64_t at = file_local_us(e.ts);
 		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us &&
