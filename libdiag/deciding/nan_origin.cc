@@ -65,9 +65,9 @@ void find_cause(diagnosis_context &cx)
 	for (const auto &e : ev.events) {
 		if (e.dropped)
 			continue;
-		if (e.cls == failure_class::gpu_hardware && e.role == event_role::initiating && d.first_host >= 0 &&
-		    e.host == d.first_host && (!d.first || e.time_us == no_time || d.first->time_us == no_time ||
-					       e.time_us <= d.first->time_us + 60 * us_per_s))
+		// Any Xid or ECC report of that node, a warning-level one too.
+		if (e.cls == failure_class::gpu_hardware && e.role != event_role::victim && d.first_host >= 0 &&
+		    e.host == d.first_host)
 			gpu = true;
 		if (!e.capture("loss_scale").empty())
 			overflow = true;
@@ -89,8 +89,36 @@ void find_cause(diagnosis_context &cx)
 
 } // namespace
 
+// A GPU fault on a node that then only produced NaNs (no CUDA error, no
+// crash): the run died of the NaN; the GPU is its cause.
+void gpu_behind_the_nan(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::gpu_hardware || !d.first || d.first_host < 0)
+		return;
+	const event *nan = nullptr;
+	for (const auto &c : cx.cands) {
+		const event &e = *c.e;
+		if (e.host != d.first_host || e.dropped || e.decoy)
+			continue;
+		if (e.cls == failure_class::cuda_error || e.cls == failure_class::segfault)
+			return;
+		if (e.cls == failure_class::nan_inf && (!nan || earlier_event(e, *nan)))
+			nan = &e;
+	}
+	if (!nan)
+		return;
+	d.cls = failure_class::nan_inf;
+	d.notes.push_back("a GPU fault on " + cx.ev.host_name(d.first_host) +
+			  " was followed only by non-finite values there: the NaN ended the run");
+	d.first = nan;
+	d.first_rank = nan->rank >= 0 ? nan->rank : d.first_rank;
+	d.common_mode = 0;
+}
+
 void pass_nan_origin(diagnosis_context &cx)
 {
+	gpu_behind_the_nan(cx);
 	if (cx.d.cls != failure_class::nan_inf)
 		return;
 	find_origin(cx);

@@ -819,6 +819,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].npending = 0;
 				return;
 			}
+			if (r->kind == rule_kind::rank_tag)
+				return; // read only for the rank of an event (rank_in_text)
 			if (r->kind == rule_kind::handled) {
 				writer_state &hw = writers[key];
 				hw.handled_line = line_no;
@@ -841,6 +843,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = -1;
 			else if (e.rank < 0)
 				e.rank = body_rank(id.body);
+			if (e.rank < 0 && e.role != event_role::context)
+				e.rank = rules.rank_in_text(id.body);
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
