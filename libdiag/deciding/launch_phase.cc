@@ -18,8 +18,10 @@ bool during_startup(const evidence &ev, const event &e)
 	for (const auto &x : ev.events)
 		if (x.last_completed > 1 || x.seq > 2)
 			return false;
+	// A work completion with an error status (InfiniBand/RoCE "vendor err
+	// 129") means the link carried traffic: a data-path fault, not init.
 	if (e.cls == failure_class::network)
-		return true;
+		return e.capture("status").empty();
 	for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
 		if (e.text.find(where) != std::string::npos)
 			return true;
