@@ -84,6 +84,28 @@ START_TEST(relevance_drops_what_names_another_job)
 }
 END_TEST
 
+START_TEST(relevance_drops_an_xid_of_another_process)
+{
+	fixture f;
+	int host = f.ev.intern_host("gpu-c14");
+	rank_info ri;
+	ri.rank = 2;
+	ri.host = host;
+	ri.pid = 77022;
+	f.ev.ranks.add(ri);
+	for (const char *pid : {"1896", "77022"}) {
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = host;
+		x.captures = {{"gpu_pid", pid}};
+	}
+	f.ev.events[1].time_us += 3600 * us_per_s; // another report, an hour later
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_relevance(cx);
+	ck_assert(f.ev.events[0].dropped);
+	ck_assert(!f.ev.events[1].dropped);
+}
+END_TEST
+
 START_TEST(relevance_marks_what_the_rank_survived)
 {
 	fixture f;
@@ -377,6 +399,7 @@ static Suite *suite()
 	TCase *t = tcase_create("passes");
 	tcase_add_test(t, relevance_drops_kernel_lines_from_before_the_job);
 	tcase_add_test(t, relevance_drops_what_names_another_job);
+	tcase_add_test(t, relevance_drops_an_xid_of_another_process);
 	tcase_add_test(t, relevance_marks_what_the_rank_survived);
 	tcase_add_test(t, relevance_reads_what_the_line_says);
 	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);

@@ -230,8 +230,9 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 	}
 	const int64_t slack = 30 * 60 * us_per_s;
 	// Local stamps that fall inside sacct's local window share the
-	// controller's zone; then kernel lines, which carry the node's history
-	// from before the job, say nothing about it.
+	// controller's zone: then, for a candidate zone, only the absolute
+	// stamps inside that window (shifted by the zone) bound the job; kernel
+	// lines from the node's history before the job are outside it.
 	bool agree_with_sacct = false;
 	if (ev.job.times_local && ev.job.start_us != no_time && ev.job.end_us != no_time && !local.empty()) {
 		size_t in = 0;
@@ -240,20 +241,31 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 				in++;
 		agree_with_sacct = in * 2 > local.size();
 	}
-	for (const auto &e : ev.events) {
-		if (e.inherited_time || e.ts.kind != ts_kind::absolute)
-			continue;
-		if (agree_with_sacct && e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log)
-			continue;
-		widen(e.ts.epoch_us);
-	}
+	std::vector<int64_t> absolute;
+	for (const auto &e : ev.events)
+		if (!e.inherited_time && e.ts.kind == ts_kind::absolute)
+			absolute.push_back(e.ts.epoch_us);
+	for (int64_t t : absolute)
+		widen(t);
 	if (lo == INT64_MAX || local.empty())
 		return 0;
 	auto inside = [&](int z) {
+		int64_t shift = static_cast<int64_t>(z) * us_per_s;
+		int64_t zlo = lo, zhi = hi;
+		if (agree_with_sacct) {
+			zlo = INT64_MAX, zhi = INT64_MIN;
+			for (int64_t t : absolute)
+				if (t >= ev.job.start_us - shift - slack && t <= ev.job.end_us - shift + slack) {
+					zlo = std::min(zlo, t);
+					zhi = std::max(zhi, t);
+				}
+			if (zlo == INT64_MAX)
+				return size_t(0);
+		}
 		size_t n = 0;
 		for (int64_t t : local) {
-			int64_t u = t - static_cast<int64_t>(z) * us_per_s;
-			if (u >= lo - slack && u <= hi + slack)
+			int64_t u = t - shift;
+			if (u >= zlo - slack && u <= zhi + slack)
 				n++;
 		}
 		return n;

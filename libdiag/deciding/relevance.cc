@@ -5,6 +5,7 @@
 // (or the next on its writer) says it was retried, skipped or recovered and
 // progress followed.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
 
 #include <algorithm>
 #include <climits>
@@ -141,6 +142,36 @@ int64_t collapse_after(const evidence &ev, const event &e)
 	return first;
 }
 
+// An Xid names the process that used the GPU; where the job's own pids on
+// that node are known and it is none of them, it was another job's.
+void drop_other_processes(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	for (auto &e : ev.events) {
+		std::string pid = e.capture("gpu_pid");
+		long long p;
+		if (e.dropped || pid.empty() || e.host < 0 || !parse_uint_str(pid, p))
+			continue;
+		bool known = false, ours = false;
+		for (const auto &r : ev.ranks.all())
+			if (r.second.host == e.host && r.second.pid > 0) {
+				known = true;
+				ours = ours || r.second.pid == p;
+			}
+		if (known && !ours) {
+			e.dropped = true;
+			e.why_not = "names pid " + pid + ", none of the job's processes on that node";
+			// The rest of the same report (its other lines, that second).
+			for (auto &x : ev.events)
+				if (!x.dropped && is_kernel(ev, x) && x.host == e.host && x.time_us != no_time &&
+				    e.time_us != no_time && std::llabs(x.time_us - e.time_us) <= same_report_us) {
+					x.dropped = true;
+					x.why_not = "the same report as an Xid of pid " + pid;
+				}
+		}
+	}
+}
+
 // A failure that the same writer logged and then carried on from was
 // caught: it is not what killed the job.
 void mark_survived(diagnosis_context &cx)
@@ -201,6 +232,7 @@ void pass_relevance(diagnosis_context &cx)
 	job_window(cx);
 	drop_outside_window(cx);
 	drop_other_jobs(cx);
+	drop_other_processes(cx);
 	mark_survived(cx);
 	note_set_aside(cx);
 }
