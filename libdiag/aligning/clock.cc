@@ -266,25 +266,52 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 	}
 	std::vector<int64_t> local;
 	for (const auto &e : ev.events) {
-		if (e.inherited_time)
+		// A host whose zone the plugin measured needs no inference.
+		if (e.inherited_time || !is_local(e.ts) || measured.count(e.host))
 			continue;
-		if (e.ts.kind == ts_kind::absolute)
-			widen(e.ts.epoch_us);
-		else if (is_local(e.ts) && !measured.count(e.host)) {
-			ts_context c;
-			c.reference_us = reference_us;
-			if (auto v = resolve_timestamp(e.ts, c))
-				local.push_back(*v);
-		}
+		ts_context c;
+		c.reference_us = reference_us;
+		if (auto v = resolve_timestamp(e.ts, c))
+			local.push_back(*v);
 	}
+	const int64_t slack = 30 * 60 * us_per_s;
+	// Local stamps that fall inside sacct's local window share the
+	// controller's zone: then, for a candidate zone, only the absolute
+	// stamps inside that window (shifted by the zone) bound the job; kernel
+	// lines from the node's history before the job are outside it.
+	bool agree_with_sacct = false;
+	if (ev.job.times_local && ev.job.start_us != no_time && ev.job.end_us != no_time && !local.empty()) {
+		size_t in = 0;
+		for (int64_t t : local)
+			if (t >= ev.job.start_us - slack && t <= ev.job.end_us + slack)
+				in++;
+		agree_with_sacct = in * 2 > local.size();
+	}
+	std::vector<int64_t> absolute;
+	for (const auto &e : ev.events)
+		if (!e.inherited_time && e.ts.kind == ts_kind::absolute)
+			absolute.push_back(e.ts.epoch_us);
+	for (int64_t t : absolute)
+		widen(t);
 	if (lo == INT64_MAX || local.empty())
 		return 0;
-	const int64_t slack = 30 * 60 * us_per_s;
 	auto inside = [&](int z) {
+		int64_t shift = static_cast<int64_t>(z) * us_per_s;
+		int64_t zlo = lo, zhi = hi;
+		if (agree_with_sacct) {
+			zlo = INT64_MAX, zhi = INT64_MIN;
+			for (int64_t t : absolute)
+				if (t >= ev.job.start_us - shift - slack && t <= ev.job.end_us - shift + slack) {
+					zlo = std::min(zlo, t);
+					zhi = std::max(zhi, t);
+				}
+			if (zlo == INT64_MAX)
+				return size_t(0);
+		}
 		size_t n = 0;
 		for (int64_t t : local) {
-			int64_t u = t - static_cast<int64_t>(z) * us_per_s;
-			if (u >= lo - slack && u <= hi + slack)
+			int64_t u = t - shift;
+			if (u >= zlo - slack && u <= zhi + slack)
 				n++;
 		}
 		return n;
@@ -299,7 +326,9 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 		if (n > best_n || (n == best_n && std::abs(z) < std::abs(best)))
 			best = z, best_n = n;
 	}
-	return best_n * 2 > local.size() ? best : 0;
+	// One local stamp against kernel lines that may predate the job is no
+	// evidence of a zone: it takes two.
+	return best_n * 2 > local.size() && best_n >= 2 ? best : 0;
 }
 
 } // namespace

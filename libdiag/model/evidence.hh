@@ -60,6 +60,14 @@ struct plugin_task {
 	int utc_offset_s = 0;        // its local time minus UTC
 };
 
+// A rank's (or srun task's) last progress line in one file.
+struct rank_progress_mark {
+	uint32_t file = 0;
+	int id = -1;         // the rank, or the task when is_task
+	bool is_task = false;
+	int64_t us = 0;      // file-local µs (file_local_us)
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -80,6 +88,11 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	// Its time as the line said it, in µs comparable within one file only
+	// (no zone or year applied); absent when the line had none.
+	std::unordered_map<uint64_t, int64_t> last_progress_us;
+	// Per rank-labelled writer: its last progress (hangs: who stopped first).
+	std::vector<rank_progress_mark> rank_progress;
 	// The same with its time as the line said it (or the writer's last
 	// before it) and who wrote it, for the timeline picture.
 	std::vector<progress_mark> progress_marks;

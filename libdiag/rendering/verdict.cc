@@ -103,6 +103,33 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		}
 		json_object_set_new(root, "corroboration", arr);
 	}
+	if (!v.suspects.empty()) {
+		json_t *sa = json_array();
+		for (const auto &s : v.suspects) {
+			json_t *o = json_object();
+			json_object_set_new(o, "rank", s.rank >= 0 ? json_integer(s.rank) : json_null());
+			json_object_set_new(o, "host", str_or_null(valid_utf8(s.host)));
+			json_object_set_new(o, "why", jstr(s.why));
+			json_array_append_new(sa, o);
+		}
+		json_object_set_new(root, "suspects", sa);
+	}
+	if (v.has_nan) {
+		json_t *o = json_object();
+		json_object_set_new(o, "cause", jstr(v.nan_cause.empty() ? "unknown" : v.nan_cause));
+		json_object_set_new(o, "step", v.nan_step >= 0 ? json_integer(v.nan_step) : json_null());
+		json_object_set_new(root, "nan", o);
+	}
+	if (!v.refused.empty()) {
+		json_t *ra = json_array();
+		for (const auto &r : v.refused) {
+			json_t *o = json_object();
+			json_object_set_new(o, "file", jstr(r.file));
+			json_object_set_new(o, "why", jstr(r.why));
+			json_array_append_new(ra, o);
+		}
+		json_object_set_new(root, "refused", ra);
+	}
 	char *s = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	std::string out = s ? s : "{}";
 	free(s);
@@ -127,6 +154,13 @@ std::string verdict_to_text(const verdict &v)
 	}
 	if (!v.first_line.empty())
 		t += "         " + v.first_source + ": " + v.first_line + "\n";
+	for (const auto &s : v.suspects)
+		t += "suspect: " + rank_host(s.rank, s.host) + ": " + s.why + "\n";
+	if (v.has_nan)
+		t += "nan:     cause " + (v.nan_cause.empty() ? std::string("unknown") : v.nan_cause) +
+		     (v.nan_step >= 0 ? ", step " + std::to_string(v.nan_step) : std::string()) + "\n";
+	for (const auto &r : v.refused)
+		t += "refused: " + r.file + ": " + r.why + "\n";
 	t += "victims: " + std::to_string(v.victims.size()) + " rank" + (v.victims.size() == 1 ? "" : "s") + "\n";
 	t += "action:  " + std::string(action_name(v.action)) + ": " + v.action_text + "\n";
 	if (!v.corroboration.empty()) {

@@ -39,6 +39,17 @@ struct corroboration_entry {
 	std::string detail;
 };
 
+struct verdict_suspect {
+	int rank = -1;
+	std::string host;
+	std::string why;
+};
+
+struct verdict_refused {
+	std::string file;
+	std::string why;
+};
+
 struct verdict {
 	std::string job_id;           // empty: null
 	failure_class cls = failure_class::unknown;
@@ -61,6 +72,12 @@ struct verdict {
 	std::string gpu_host, gpu_bus;
 	int gpu_xid = -1;
 	std::vector<corroboration_entry> corroboration;
+	// Additive fields (DESIGN.md), rendered only when there is something to say.
+	std::vector<verdict_suspect> suspects;
+	bool has_nan = false;
+	std::string nan_cause; // bad_sample | overflow | gpu | unknown
+	long long nan_step = -1;
+	std::vector<verdict_refused> refused;
 	// Not part of the JSON: which retained event is the first fault
 	// (evidence::events index), for the timeline's highlighting.
 	long first_event = -1;
