@@ -20,6 +20,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/model/failure_class.hh %reldir%/model/failure_class.cc \
 	%reldir%/model/event.hh \
 	%reldir%/model/evidence.hh %reldir%/model/evidence.cc \
+	%reldir%/model/run_links.hh \
 	%reldir%/config/yaml_doc.hh %reldir%/config/yaml_doc.cc \
 	%reldir%/reading/source_sniff.hh %reldir%/reading/source_sniff.cc \
 	%reldir%/reading/line_reader.hh %reldir%/reading/line_reader.cc \
@@ -30,6 +31,8 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
 	%reldir%/reading/plugin_records.hh %reldir%/reading/plugin_records.cc \
+	%reldir%/reading/ray_session.hh %reldir%/reading/ray_session.cc \
+	%reldir%/reading/wandb_run.hh %reldir%/reading/wandb_run.cc \
 	%reldir%/matching/literal_set.hh %reldir%/matching/literal_set.cc \
 	%reldir%/matching/regex.hh %reldir%/matching/regex.cc \
 	%reldir%/matching/signature.hh %reldir%/matching/signature.cc \
@@ -43,6 +46,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/diagnose.hh %reldir%/deciding/diagnose.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
+	%reldir%/rendering/links.hh %reldir%/rendering/links.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
 libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)

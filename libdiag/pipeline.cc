@@ -3,10 +3,12 @@
 #include "fr/fr_bridge.hh"
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
+#include "reading/ray_session.hh"
 #include "reading/sacct_reader.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_log_reader.hh"
 #include "reading/torchelastic_reader.hh"
+#include "reading/wandb_run.hh"
 
 #include <algorithm>
 #include <cerrno>
@@ -234,6 +236,11 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 			an_usable++;
 			return;
 		}
+		if (read_wandb_json(text, idx, an_ev)) {
+			an_ev.source(idx).kind = source_kind::job_log;
+			an_usable++;
+			return;
+		}
 		// Not a JSON we know (or not JSON at all: a log whose first line
 		// is a dict): read it as a log.
 		an_ev.source(idx).kind = source_kind::job_log;
@@ -243,6 +250,10 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 		return;
 	}
 	uint32_t idx = an_ev.add_source(sf);
+	int ray_pid;
+	std::string ray_job;
+	if (ray_file_hint(path, ray_pid, ray_job))
+		an_ev.links.ray_file_pid[idx] = {ray_pid, ray_job};
 	if (!read_text_log(lr, idx, sr.kind, an_rules, an_ev))
 		warn(path + ": read error after " + std::to_string(lr.bytes_read()) + " bytes: " + strerror(lr.error()));
 	if (lr.bytes_skipped())
@@ -255,6 +266,8 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 
 verdict analysis::run()
 {
+	unwrap_ray(an_ev);
+	settle_wandb(an_ev);
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
@@ -268,6 +281,10 @@ verdict analysis::run()
 	in.clock = &an_clock;
 	in.fr = an_fr;
 	verdict v = diagnose(in);
+	settle_ray(an_ev, v.first_event, v.cls);
+	link_wandb(an_ev, v.first_event);
+	v.link_wandb = an_ev.links.wandb;
+	v.link_ray = an_ev.links.ray;
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;

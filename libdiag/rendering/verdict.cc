@@ -1,5 +1,7 @@
 #include "rendering/verdict.hh"
 
+#include "rendering/links.hh"
+
 #include <jansson.h>
 
 #include <cmath>
@@ -102,6 +104,8 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_object_set_new(clk, valid_utf8(c.first).c_str(), o);
 	}
 	json_object_set_new(root, "clock", clk);
+	if (json_t *links = links_to_json(v.link_wandb, v.link_ray))
+		json_object_set_new(root, "links", links);
 	char *s = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	std::string out = s ? s : "{}";
 	free(s);
@@ -128,6 +132,7 @@ std::string verdict_to_text(const verdict &v)
 		t += "         " + v.first_source + ": " + v.first_line + "\n";
 	t += "victims: " + std::to_string(v.victims.size()) + " rank" + (v.victims.size() == 1 ? "" : "s") + "\n";
 	t += "action:  " + std::string(action_name(v.action)) + ": " + v.action_text + "\n";
+	t += links_to_text(v.link_wandb, v.link_ray);
 	if (!v.evidence.empty()) {
 		t += "\nevidence:\n";
 		for (const auto &e : v.evidence) {
