@@ -98,5 +98,22 @@ else
 	echo "FAIL without ray.yaml all $total Ray cases still name the first rank: the test does not test ray.yaml"
 fi
 
+# The help, the man page and the README name both sources.
+for doc in help man readme; do
+	case $doc in
+	help) "$DENPEX" diagnose --help >"$tmp/doc" 2>&1 ;;
+	man) sed 's/\\-/-/g; s/\\f[BIRP]//g' "$top_srcdir/man/denpex.1" >"$tmp/doc" ;;
+	readme) cat "$top_srcdir/README.md" >"$tmp/doc" ;;
+	esac
+	if grep -q "Ray session" "$tmp/doc" && grep -q "session_\*/logs" "$tmp/doc" &&
+		grep -q "Weights & Biases" "$tmp/doc" && grep -q "wandb-summary.json" "$tmp/doc"; then
+		pass=$((pass + 1))
+		echo "ok   $doc names the Ray and W&B sources"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $doc does not name the Ray and W&B sources"
+	fi
+done
+
 echo "runlinks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
