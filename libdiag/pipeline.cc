@@ -105,6 +105,9 @@ void analysis::add_path(const std::string &path)
 
 void analysis::add_file(const std::string &path, int depth)
 {
+	// Walking into a Ray session or a W&B run: only their logs are read.
+	if (depth > 0 && (ray_walk_skips(path) || wandb_walk_skips(path)))
+		return;
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	if (an_opts.no_follow)
 		flags |= O_NOFOLLOW;

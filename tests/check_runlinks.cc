@@ -44,6 +44,29 @@ START_TEST(wandb_run_directory_names)
 }
 END_TEST
 
+START_TEST(walks_read_only_the_logs)
+{
+	ck_assert(ray_walk_skips("b/session_2026-10-20_09-12-19_118734_2003/runtime_resources"));
+	ck_assert(ray_walk_skips("b/session_latest/sockets/raylet"));
+	ck_assert(!ray_walk_skips("b/session_latest/logs"));
+	ck_assert(!ray_walk_skips("b/session_latest/logs/raylet.out"));
+	ck_assert(!ray_walk_skips("b/session_latest"));
+	ck_assert(ray_walk_skips("ray_results/exp/trial_0/error.pkl"));
+	ck_assert(!ray_walk_skips("ray_results/exp/trial_0/error.txt"));
+	ck_assert(!ray_walk_skips("my_session_notes/run.log"));
+	const std::string run = "w/wandb/run-20261028_120000-1a2b3c4d";
+	ck_assert(!wandb_walk_skips(run));
+	ck_assert(!wandb_walk_skips(run + "/files"));
+	ck_assert(!wandb_walk_skips(run + "/files/output.log"));
+	ck_assert(!wandb_walk_skips(run + "/files/wandb-summary.json"));
+	ck_assert(!wandb_walk_skips(run + "/logs/debug-internal.log"));
+	ck_assert(wandb_walk_skips(run + "/files/code/train.py"));
+	ck_assert(wandb_walk_skips(run + "/files/requirements.txt"));
+	ck_assert(wandb_walk_skips(run + "/run-1a2b3c4d.wandb"));
+	ck_assert(!wandb_walk_skips("w/wandb/latest-run/files/code/train.py"));
+}
+END_TEST
+
 namespace {
 
 uint32_t add(evidence &ev, const std::string &path)
@@ -160,6 +183,7 @@ int main()
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, ray_worker_file_names);
 	tcase_add_test(t, wandb_run_directory_names);
+	tcase_add_test(t, walks_read_only_the_logs);
 	tcase_add_test(t, wandb_summary_nonfinite_is_evidence);
 	tcase_add_test(t, wandb_summary_finite_says_nothing);
 	tcase_add_test(t, wandb_metadata_gives_the_machine);

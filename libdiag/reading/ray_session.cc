@@ -29,6 +29,14 @@ bool hex_or_digits(std::string_view s, bool digits)
 
 bool from_ray(const event &e) { return e.r && e.r->family == "ray"; }
 
+// A line only Ray writes: not a bare "pid: N" field, which other logs have too.
+bool ray_marker(const event &e)
+{
+	return from_ray(e) && (e.role != event_role::context || e.kind == rule_kind::rank_map || !e.capture("task").empty() ||
+			       !e.capture("ray_job").empty() || !e.capture("ray_submission").empty() ||
+			       !e.capture("retries_left").empty() || !e.capture("state").empty() || !e.capture("failure_no").empty());
+}
+
 void set_capture(event &e, const std::string &name, const std::string &value)
 {
 	for (auto &c : e.captures)
@@ -79,11 +87,34 @@ bool ray_file_hint(const std::string &path, int &pid, std::string &job)
 	return pid > 0;
 }
 
+bool ray_walk_skips(const std::string &path)
+{
+	size_t slash = path.rfind('/');
+	std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+	if (name == "error.pkl")
+		return true;
+	// .../session_<time>_<pid>/<x>: only logs/ is read.
+	size_t start = 0;
+	while (start < path.size()) {
+		size_t end = path.find('/', start);
+		if (end == std::string::npos)
+			break;
+		std::string_view comp = std::string_view(path).substr(start, end - start);
+		if (comp.substr(0, 8) == "session_" && comp.size() > 8) {
+			size_t next_end = path.find('/', end + 1);
+			std::string_view next = std::string_view(path).substr(end + 1, next_end == std::string::npos ? std::string::npos : next_end - end - 1);
+			return !next.empty() && next != "logs";
+		}
+		start = end + 1;
+	}
+	return false;
+}
+
 void unwrap_ray(evidence &ev)
 {
 	bool ray = !ev.links.ray_file_pid.empty();
 	for (const auto &e : ev.events)
-		if (from_ray(e))
+		if (ray_marker(e))
 			ray = true;
 	if (!ray)
 		return;
@@ -168,7 +199,7 @@ void settle_ray(evidence &ev, long first_event, failure_class first_class)
 	ray_link &r = ev.links.ray;
 	bool ray = !ev.links.ray_file_pid.empty();
 	for (const auto &e : ev.events) {
-		if (!from_ray(e))
+		if (!ray_marker(e))
 			continue;
 		ray = true;
 		if (r.job_id.empty() && !e.capture("ray_submission").empty())
@@ -243,20 +274,21 @@ void settle_ray(evidence &ev, long first_event, failure_class first_class)
 			std::string k = e.capture("retries_left").empty() ? std::string() : "task " + e.capture("task_id");
 			if (k.empty() && !e.capture("trial_task").empty())
 				k = "trial " + e.capture("trial_task");
+			// Tune's error.txt appends "Failure # N" per failure of its trial.
+			if (k.empty() && !e.capture("failure_no").empty())
+				k = "error file " + std::to_string(e.file);
 			if (!k.empty())
 				failures[k].push_back(i);
 		}
-		const std::vector<size_t> *most = nullptr;
-		for (const auto &f : failures)
-			if (!most || f.second.size() > most->size())
-				most = &f.second;
-		if (most && static_cast<int>(most->size()) > r.attempts) {
-			r.attempts = static_cast<int>(most->size());
+		// Several records of the same attempts (the driver's console, the
+		// trial's error.txt): the longest, and of those one whose attempts'
+		// causes are all known.
+		auto same_of = [&](const std::vector<size_t> &fails) {
 			int same = 1;
-			for (size_t k = 0; k < most->size(); k++) {
-				const event &at = ev.events[(*most)[k]];
-				uint64_t until = k + 1 < most->size() && ev.events[(*most)[k + 1]].file == at.file
-							 ? ev.events[(*most)[k + 1]].line
+			for (size_t k = 0; k < fails.size(); k++) {
+				const event &at = ev.events[fails[k]];
+				uint64_t until = k + 1 < fails.size() && ev.events[fails[k + 1]].file == at.file
+							 ? ev.events[fails[k + 1]].line
 							 : UINT64_MAX;
 				const event *cause = nullptr;
 				for (const auto &e : ev.events)
@@ -270,8 +302,22 @@ void settle_ray(evidence &ev, long first_event, failure_class first_class)
 					same = 0;
 				}
 			}
+			return same;
+		};
+		size_t longest = 0;
+		for (const auto &f : failures)
+			longest = std::max(longest, f.second.size());
+		if (static_cast<int>(longest) > r.attempts) {
+			r.attempts = static_cast<int>(longest);
+			int best = -2;
+			for (const auto &f : failures)
+				if (f.second.size() == longest) {
+					int same = same_of(f.second);
+					if (best == -2 || (best == -1 && same != -1))
+						best = same;
+				}
 			if (r.attempts > 1)
-				r.same_failure = same;
+				r.same_failure = best;
 		}
 	}
 	if (r.attempts > 0)

@@ -18,6 +18,11 @@ namespace diag {
 // python-core-worker-*_<pid>.log). False when the name is not one of them.
 bool ray_file_hint(const std::string &path, int &pid, std::string &job);
 
+// What a directory walk leaves alone: a session's other folders than logs/
+// (runtime_resources/ holds whole Python environments, sockets/ sockets) and
+// Tune's error.pkl (a pickled exception; error.txt says it in text).
+bool ray_walk_skips(const std::string &path);
+
 // Before identities are resolved: a worker file's lines take its pid; a
 // re-raised traceback (RayTaskError ..., ray::f() (pid=N, ip=IP)) and an
 // actor-death report (actor_id:, pid:, ip: fields) lend their worker to the

@@ -145,6 +145,20 @@ bool wandb_run_from_path(const std::string &path, std::string &run_dir, std::str
 	return false;
 }
 
+bool wandb_walk_skips(const std::string &path)
+{
+	std::string dir, id;
+	bool offline;
+	if (!wandb_run_from_path(path, dir, id, offline) || path.size() <= dir.size() + 1)
+		return false;
+	std::string rel = path.substr(dir.size() + 1);
+	static const char *kept[] = {"files", "files/output.log", "files/wandb-metadata.json", "files/wandb-summary.json", "logs"};
+	for (const char *k : kept)
+		if (rel == k)
+			return false;
+	return rel.compare(0, 5, "logs/") != 0;
+}
+
 bool read_wandb_json(std::string_view text, uint32_t file, evidence &ev)
 {
 	std::string quoted = quote_nonfinite(text);

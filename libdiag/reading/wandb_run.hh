@@ -17,6 +17,12 @@ namespace diag {
 // directory in it. False when there is none.
 bool wandb_run_from_path(const std::string &path, std::string &run_dir, std::string &run_id, bool &offline);
 
+// What a directory walk leaves alone in a run directory: everything but
+// files/output.log, files/wandb-metadata.json, files/wandb-summary.json and
+// logs/ (files/code/ holds copies of the program, media/ images, and
+// run-<id>.wandb is binary).
+bool wandb_walk_skips(const std::string &path);
+
 // wandb-metadata.json or wandb-summary.json (jansson; the bare NaN and
 // Infinity that Python's json writes are read too). False: neither.
 bool read_wandb_json(std::string_view text, uint32_t file, evidence &ev);
