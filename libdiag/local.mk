@@ -44,9 +44,26 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/aligning/rank_map.hh %reldir%/aligning/rank_map.cc \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
+	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \
+	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \
+	%reldir%/deciding/host_resolution.cc \
+	%reldir%/deciding/xid_meaning.cc \
+	%reldir%/deciding/relevance.cc \
+	%reldir%/deciding/slurm_last_word.cc \
+	%reldir%/deciding/fault_choice.cc \
+	%reldir%/deciding/common_mode.cc \
+	%reldir%/deciding/hang_structure.cc \
+	%reldir%/deciding/decide.cc \
+	%reldir%/deciding/launch_phase.cc \
+	%reldir%/deciding/nan_origin.cc \
+	%reldir%/deciding/confidence.cc \
 	%reldir%/deciding/diagnose.hh %reldir%/deciding/diagnose.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
 	%reldir%/rendering/links.hh %reldir%/rendering/links.cc \
+	%reldir%/rendering/explain.hh \
+	%reldir%/rendering/wording.cc \
+	%reldir%/rendering/next_action.cc \
+	%reldir%/rendering/evidence_pick.cc \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
 libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)

@@ -196,7 +196,9 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 		return;
 	}
 	if (sr.what == sniffed::text && (sr.kind == source_kind::kernel_log || sr.kind == source_kind::nccl_log)) {
-		std::string h = host_from_path(path);
+		// NCCL debug files are named by host; a job log that is mostly
+		// NCCL lines is not, and its folder is a run's, not a node's.
+		std::string h = host_from_path(sr.kind == source_kind::nccl_log ? path.substr(path.rfind('/') + 1) : path);
 		if (!h.empty())
 			sf.host_hint = an_ev.intern_host(h);
 	}

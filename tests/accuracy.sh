@@ -1,12 +1,26 @@
 #!/bin/sh
-# Accuracy test: generate the fixed-seed scenario suite with the simulator,
-# diagnose every bundle with `denpex diagnose --json`, and score the verdicts
-# against the ground truth (class and first rank, >= 95% each).
+# Accuracy test: generate two fixed-seed scenario suites with the simulator -- the
+# TUNING suite (seed 1) and a HELD-OUT suite (seed 1000, not to be looked at while
+# tuning) -- diagnose every bundle with `denpex diagnose --json`, and score the
+# verdicts against the ground truth: class, first rank, and first host where the
+# truth names one, per class and per noise kind (tests/sim/score.py).
+#
+# Fails when class, first-rank or first-host accuracy of either suite falls below
+# its floor.  The target is 0.95 each (issue 11).  The floors below are a
+# regression guard: what the engine on main measured when the noise and the
+# held-out suite were added, rounded down to 0.05.  Raise them as the engine
+# improves; never lower them to make a change pass.
+floor_class=${DENPEX_FLOOR_CLASS:-0.75}
+floor_first=${DENPEX_FLOOR_FIRST:-0.75}
+floor_host=${DENPEX_FLOOR_HOST:-0.60}
 #
 # Environment (set by tests/local.mk): top_srcdir, top_builddir, PYTHON3,
-# DENPEX_CONF_DIR.  Optional: DENPEX (binary to test), DENPEX_SUITE_COUNT
-# (default 300), DENPEX_SUITE_SEED (default 1), DENPEX_KEEP=1 (keep the work
-# dir), DENPEX_CASE_TIMEOUT (seconds per case, default 120).
+# DENPEX_CONF_DIR.  Optional: DENPEX (binary to test), DENPEX_SUITE_COUNT /
+# DENPEX_SUITE_SEED (tuning suite, default 300 / 1), DENPEX_HELDOUT_COUNT /
+# DENPEX_HELDOUT_SEED (held-out suite, default 300 / 1000; count 0 skips it),
+# DENPEX_SIM_NOISE (mixed = default, none = the noise-free suites of before, or a
+# comma list of kinds), DENPEX_KEEP=1 (keep the work dir), DENPEX_CASE_TIMEOUT
+# (seconds per case, default 120).
 #
 # The truth is written to a sibling directory, never inside a bundle, so denpex
 # cannot read it.
@@ -15,8 +29,11 @@ top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 PYTHON3=${PYTHON3:-python3}
 DENPEX=${DENPEX:-$top_builddir/denpex}
-count=${DENPEX_SUITE_COUNT:-300}
-seed=${DENPEX_SUITE_SEED:-1}
+tuning_count=${DENPEX_SUITE_COUNT:-300}
+tuning_seed=${DENPEX_SUITE_SEED:-1}
+heldout_count=${DENPEX_HELDOUT_COUNT:-300}
+heldout_seed=${DENPEX_HELDOUT_SEED:-1000}
+noise=${DENPEX_SIM_NOISE:-mixed}
 case_timeout=${DENPEX_CASE_TIMEOUT:-120}
 sim="$top_srcdir/tests/sim/denpex_sim.py"
 score="$top_srcdir/tests/sim/score.py"
@@ -41,41 +58,69 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM
 
-bundles="$work/bundles"
-truth="$work/truth"
-verdicts="$work/verdicts"
-mkdir -p "$bundles" "$truth" "$verdicts" || exit 99
-
-start=$(date +%s)
-if ! "$PYTHON3" "$sim" suite --count "$count" --seed "$seed" --out "$bundles" --truth-dir "$truth" --quiet; then
-    echo "accuracy: ERROR: simulator failed"
-    exit 99
-fi
-gen=$(date +%s)
-echo "accuracy: generated $count scenarios (seed $seed) in $((gen - start)) s"
-
 have_timeout=no
 if command -v timeout >/dev/null 2>&1; then
     have_timeout=yes
 fi
 
-for dir in "$bundles"/*/; do
-    dir=${dir%/}
-    name=${dir##*/}
-    if [ "$have_timeout" = yes ]; then
-        timeout "$case_timeout" "$DENPEX" diagnose --json "$dir" >"$verdicts/$name.json" 2>"$verdicts/$name.err"
-    else
-        "$DENPEX" diagnose --json "$dir" >"$verdicts/$name.json" 2>"$verdicts/$name.err"
-    fi
-    echo $? >"$verdicts/$name.rc"
+generate() { # name count seed
+    mkdir -p "$work/$1/bundles" "$work/$1/truth" "$work/$1/verdicts" || return 1
+    "$PYTHON3" "$sim" suite --count "$2" --seed "$3" --noise "$noise" \
+        --out "$work/$1/bundles" --truth-dir "$work/$1/truth" --quiet
+}
+
+diagnose_all() { # name
+    for dir in "$work/$1/bundles"/*/; do
+        dir=${dir%/}
+        name=${dir##*/}
+        out="$work/$1/verdicts/$name"
+        if [ "$have_timeout" = yes ]; then
+            timeout "$case_timeout" "$DENPEX" diagnose --json "$dir" >"$out.json" 2>"$out.err"
+        else
+            "$DENPEX" diagnose --json "$dir" >"$out.json" 2>"$out.err"
+        fi
+        echo $? >"$out.rc"
+    done
+}
+
+suites="tuning"
+[ "$heldout_count" -gt 0 ] && suites="tuning heldout"
+
+# the two suites side by side (two cores)
+start=$(date +%s)
+generate tuning "$tuning_count" "$tuning_seed" &
+pid_t=$!
+if [ "$heldout_count" -gt 0 ]; then
+    generate heldout "$heldout_count" "$heldout_seed" &
+    pid_h=$!
+    wait $pid_h || { echo "accuracy: ERROR: simulator failed (held-out suite)"; exit 99; }
+fi
+wait $pid_t || { echo "accuracy: ERROR: simulator failed (tuning suite)"; exit 99; }
+gen=$(date +%s)
+echo "accuracy: generated tuning ($tuning_count cases, seed $tuning_seed) and held-out ($heldout_count cases, seed $heldout_seed) suites, noise $noise, in $((gen - start)) s"
+
+pids=
+for s in $suites; do
+    diagnose_all "$s" &
+    pids="$pids $!"
+done
+for p in $pids; do
+    wait "$p"
 done
 diag=$(date +%s)
-echo "accuracy: diagnosed $count bundles in $((diag - gen)) s"
+echo "accuracy: diagnosed both suites in $((diag - gen)) s"
 
-"$PYTHON3" "$score" --truth-dir "$truth" --verdict-dir "$verdicts"
-rc=$?
-if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
-    echo "accuracy: ERROR: scorer failed ($rc)"
-    exit 99
-fi
+rc=0
+for s in $suites; do
+    "$PYTHON3" "$score" --label "$s" --truth-dir "$work/$s/truth" --verdict-dir "$work/$s/verdicts" \
+        --min-class "$floor_class" --min-first "$floor_first" --min-host "$floor_host"
+    r=$?
+    if [ $r -ne 0 ] && [ $r -ne 1 ]; then
+        echo "accuracy: ERROR: scorer failed ($r)"
+        exit 99
+    fi
+    [ $r -ne 0 ] && rc=1
+    echo
+done
+echo "accuracy: floors class $floor_class, first rank $floor_first, first host $floor_host (target 0.95 each): $([ $rc -eq 0 ] && echo ok || echo FAIL)"
 exit $rc

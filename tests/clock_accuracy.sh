@@ -3,7 +3,8 @@
 # once with every node's clock true and once with offsets up to 60 s and
 # drift up to 50 ppm. First-rank accuracy with skew must stay within one
 # point of the accuracy without it, and the offsets denpex recovers must
-# match the simulator's (tests/sim/clock_score.py).
+# match the simulator's (tests/sim/clock_score.py). The suites are noise-free
+# (--noise none): this test measures clocks; tests/accuracy.sh measures noise.
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 PYTHON3=${PYTHON3:-python3}
@@ -19,7 +20,7 @@ run_suite() { # name skew drift -> prints first-rank accuracy
 	name=$1
 	mkdir -p "$work/$name/bundles" "$work/$name/truth" "$work/$name/verdicts"
 	"$PYTHON3" "$sim" suite --count "$count" --seed "$seed" --out "$work/$name/bundles" \
-		--truth-dir "$work/$name/truth" --quiet --skew-max "$2" --drift-ppm "$3" || return 1
+		--truth-dir "$work/$name/truth" --quiet --skew-max "$2" --drift-ppm "$3" --noise none || return 1
 	for dir in "$work/$name/bundles"/*/; do
 		dir=${dir%/}
 		"$DENPEX" diagnose --json "$dir" >"$work/$name/verdicts/${dir##*/}.json" 2>/dev/null

@@ -1,6 +1,6 @@
 # tests/unit.mk: Check suites of libdiag, one binary per unit.
 if HAVE_CHECK
-DIAG_UNITS = tests/check_readers tests/check_signatures tests/check_diagnosis tests/check_json
+DIAG_UNITS = tests/check_readers tests/check_signatures tests/check_diagnosis tests/check_passes tests/check_json
 check_PROGRAMS += $(DIAG_UNITS)
 TESTS += $(DIAG_UNITS)
 tests_check_readers_SOURCES = tests/check_readers.cc
@@ -15,6 +15,10 @@ tests_check_diagnosis_SOURCES = tests/check_diagnosis.cc
 tests_check_diagnosis_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_diagnosis_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_check_diagnosis_LDADD = $(TEST_LDADD)
+tests_check_passes_SOURCES = tests/check_passes.cc
+tests_check_passes_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_passes_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_check_passes_LDADD = $(TEST_LDADD)
 tests_check_json_SOURCES = tests/check_json.cc
 tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_json_CXXFLAGS = $(TEST_CXXFLAGS)

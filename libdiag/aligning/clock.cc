@@ -221,20 +221,34 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 	}
 	std::vector<int64_t> local;
 	for (const auto &e : ev.events) {
-		if (e.inherited_time)
+		if (e.inherited_time || !is_local(e.ts))
 			continue;
-		if (e.ts.kind == ts_kind::absolute)
-			widen(e.ts.epoch_us);
-		else if (is_local(e.ts)) {
-			ts_context c;
-			c.reference_us = reference_us;
-			if (auto v = resolve_timestamp(e.ts, c))
-				local.push_back(*v);
-		}
+		ts_context c;
+		c.reference_us = reference_us;
+		if (auto v = resolve_timestamp(e.ts, c))
+			local.push_back(*v);
+	}
+	const int64_t slack = 30 * 60 * us_per_s;
+	// Local stamps that fall inside sacct's local window share the
+	// controller's zone; then kernel lines, which carry the node's history
+	// from before the job, say nothing about it.
+	bool agree_with_sacct = false;
+	if (ev.job.times_local && ev.job.start_us != no_time && ev.job.end_us != no_time && !local.empty()) {
+		size_t in = 0;
+		for (int64_t t : local)
+			if (t >= ev.job.start_us - slack && t <= ev.job.end_us + slack)
+				in++;
+		agree_with_sacct = in * 2 > local.size();
+	}
+	for (const auto &e : ev.events) {
+		if (e.inherited_time || e.ts.kind != ts_kind::absolute)
+			continue;
+		if (agree_with_sacct && e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		widen(e.ts.epoch_us);
 	}
 	if (lo == INT64_MAX || local.empty())
 		return 0;
-	const int64_t slack = 30 * 60 * us_per_s;
 	auto inside = [&](int z) {
 		size_t n = 0;
 		for (int64_t t : local) {
@@ -254,7 +268,9 @@ int infer_zone(const evidence &ev, int64_t reference_us)
 		if (n > best_n || (n == best_n && std::abs(z) < std::abs(best)))
 			best = z, best_n = n;
 	}
-	return best_n * 2 > local.size() ? best : 0;
+	// One local stamp against kernel lines that may predate the job is no
+	// evidence of a zone: it takes two.
+	return best_n * 2 > local.size() && best_n >= 2 ? best : 0;
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "aligning/clock.hh"
 #include "model/evidence.hh"
+#include "deciding/exits.hh"
 #include "deciding/knowledge.hh"
 #include "rendering/verdict.hh"
 
@@ -18,8 +19,10 @@ namespace diag {
 struct hang_structure {
 	bool present = false;
 	std::vector<int> suspects;   // ranks missing from / stuck before the collective others wait in
+	std::vector<std::string> suspect_why; // one per suspect
 	std::vector<std::string> lines; // human summary lines (evidence)
 	std::string source;          // file that gave it
+	std::vector<std::pair<std::string, std::string>> refused; // dump file, why it was not read
 	// Collectives completed on several ranks: (rank, UTC µs on that rank's
 	// host clock) points of one true moment, for clock alignment.
 	std::vector<std::vector<std::pair<int, int64_t>>> anchors;
@@ -36,10 +39,8 @@ struct diagnosis_input {
 // map and the other lines (run before clock alignment, which works per host).
 void resolve_identities(evidence &ev);
 
+// Runs the passes of context.hh in order and words the verdict.
 verdict diagnose(diagnosis_input &in);
 
-bool parse_uint_str(const std::string &s, long long &out);
-// srun's task lists: "0,2-7" -> 0 2 3 4 5 6 7.
-std::vector<int> parse_task_list(const std::string &s);
 
 } // namespace diag

@@ -18,8 +18,10 @@ hang_structure analyse_fr_paths(const std::vector<std::string> &paths, evidence 
 	fr_load_options lo;
 	lo.no_follow = true;
 	fr_collection c = fr_load_paths(paths, lo);
-	for (const auto &u : c.unreadable)
+	for (const auto &u : c.unreadable) {
 		ev.warnings.push_back(u.path + ": flight-recorder dump unreadable: " + u.error);
+		hs.refused.emplace_back(u.path, u.error);
+	}
 	if (c.dumps.empty())
 		return hs;
 	fr_analyze_options ao;
@@ -28,12 +30,11 @@ hang_structure analyse_fr_paths(const std::vector<std::string> &paths, evidence 
 	fr_report rep = fr_analyze(c, ao);
 	hs.present = true;
 	hs.source = paths.size() == 1 ? paths[0] : "flight recorder (" + std::to_string(c.dumps.size()) + " dumps)";
-	// The most telling reason only: never-enqueued ranks outrank those
-	// merely without a dump.
+	// Every suspect, most telling first: a rank without a dump (a dead GPU
+	// often writes none) stays one beside a rank that never enqueued.
 	for (const auto &s : rep.suspects) {
-		if (s.reason != rep.suspects.front().reason)
-			break;
 		hs.suspects.push_back(s.rank);
+		hs.suspect_why.push_back(s.detail);
 		hs.lines.push_back(s.detail);
 	}
 	if (!rep.summary.empty())

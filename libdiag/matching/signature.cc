@@ -20,7 +20,7 @@ constexpr kind_name kind_names[] = {
 	{"job_end", rule_kind::job_end},   {"task_exit", rule_kind::task_exit},
 	{"progress", rule_kind::progress}, {"xid", rule_kind::xid},
 	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
-	{"handled", rule_kind::handled},
+	{"handled", rule_kind::handled},   {"rank_tag", rule_kind::rank_tag},
 };
 
 std::string where(const std::string &path, int line)
@@ -381,6 +381,32 @@ std::vector<std::string> rule_set::all_literals() const
 	std::sort(out.begin(), out.end());
 	out.erase(std::unique(out.begin(), out.end()), out.end());
 	return out;
+}
+
+bool rule_set::says_handled(std::string_view body)
+{
+	for (auto &r : rs_rules)
+		if (r.kind == rule_kind::handled && r.rx.search(body))
+			return true;
+	return false;
+}
+
+int rule_set::rank_in_text(std::string_view body)
+{
+	for (auto &r : rs_rules) {
+		if (r.kind != rule_kind::rank_tag || !r.rx.search(body))
+			continue;
+		for (const auto &n : r.rx.names())
+			if (n.first == "rank" && r.rx.group_set(n.second)) {
+				std::string_view v = r.rx.group(body, n.second);
+				long long x = 0;
+				for (char c : v)
+					x = x * 10 + (c - '0');
+				if (!v.empty() && v.size() < 8)
+					return static_cast<int>(x);
+			}
+	}
+	return -1;
 }
 
 } // namespace diag

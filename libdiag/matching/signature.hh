@@ -25,6 +25,7 @@ enum class rule_kind {
 	watchdog,
 	boot_time,
 	handled,
+	rank_tag, // names the writer's rank inside the text (a logger format)
 };
 
 // Which readers a rule applies to.
@@ -100,6 +101,12 @@ public:
 
 	// The highest-priority rule that matches the line body, or nullptr.
 	const rule *match(std::string_view body, unsigned source, capture_list &caps);
+	// Whether a rule of kind handled ("will retry", "recovered") matches the
+	// body too: a fault line that says it was dealt with.
+	bool says_handled(std::string_view body);
+	// The rank a rule of kind rank_tag reads in the body ("[rank 2] ...",
+	// "rank 2: ..."), -1 if none does.
+	int rank_in_text(std::string_view body);
 
 	// One scan of a raw line for every literal and marker.
 	void scan_line(std::string_view raw, line_hits &h) const;

@@ -46,7 +46,9 @@ struct event {
 	int xid = -1, recovery_action = -1, exitcode = INT32_MIN, signal = -1;
 	std::vector<std::pair<std::string, std::string>> captures;
 	std::string text;    // the cleaned line, capped
+	std::string why_not; // why relevance set it aside (survived, before the job), for the notes
 	bool decoy = false;  // caught and carried on: not a root
+	bool handled = false; // the line, or the next on its writer, says it was dealt with (retry, skip, recover)
 	bool dropped = false;
 
 	std::string capture(const std::string &name) const

@@ -67,6 +67,9 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	// Its time as the line said it, in µs comparable within one file only
+	// (no zone or year applied); absent when the line had none.
+	std::unordered_map<uint64_t, int64_t> last_progress_us;
 	std::vector<plugin_task> plugin_tasks;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;

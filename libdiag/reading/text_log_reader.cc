@@ -164,18 +164,29 @@ constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache miss
 struct writer_state {
 	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
 	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
+	int64_t progress_us = INT64_MIN; // its time (file_local_us), INT64_MIN: none
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
 	uint64_t pending_line[progress_ring] = {};
 	uint16_t pending_len[progress_ring] = {};
+	int64_t pending_us[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	long last_event = -1;            // index of the writer's last kept event
+	uint64_t last_event_line = 0;
 	bool traceback_handled = false;  // the open traceback follows a handler's line
 	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
+	int block_host = -1;
+	uint64_t block_host_line = 0;
+	// "-- Process 6 terminated with the following error:": the traceback
+	// that follows is that rank's (a tb_rank capture).
+	int tb_rank = -1;
+	uint64_t tb_rank_line = 0;
+	int tb_owner = -1; // the open traceback's rank, from such a header
 };
 
 // What one line says without any state: its literal hits, its prefixes
@@ -709,12 +720,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
 			if (rules.match(body, srcbit, caps)) {
 				w.progress_line = w.pending_line[i];
+				w.progress_us = w.pending_us[i];
 				break;
 			}
 		}
 		w.npending = 0;
 	};
 	bool labels_not_ranks = false;
+	int file_rank = -1; // the last line that named its rank in a prefix
+	uint64_t file_rank_line = 0;
 	std::string_view raw;
 
 	uint64_t line_no = 0;
@@ -744,6 +758,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
 				labels_not_ranks = true;
+			if (id.rank >= 0) {
+				file_rank = id.rank;
+				file_rank_line = line_no;
+			}
 
 			// The writer: a rank, else a task label, else a local rank, else a host.
 			uint64_t ident = id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
@@ -769,6 +787,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 						w.pending_body.reset(new char[progress_ring * progress_max_body]);
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
+					w.pending_us[w.npending] = file_local_us(ts ? *ts : w.last_ts);
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
 					deferred = true;
@@ -796,11 +815,18 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::progress) {
 				// Newer than every candidate waiting: those no longer matter.
 				writers[key].progress_line = line_no;
+				writers[key].progress_us = file_local_us(ts ? *ts : writers[key].last_ts);
 				writers[key].npending = 0;
 				return;
 			}
+			if (r->kind == rule_kind::rank_tag)
+				return; // read only for the rank of an event (rank_in_text)
 			if (r->kind == rule_kind::handled) {
-				writers[key].handled_line = line_no;
+				writer_state &hw = writers[key];
+				hw.handled_line = line_no;
+				// "attempting to recover" right after a fault: it was dealt with.
+				if (hw.last_event >= 0 && line_no - hw.last_event_line <= 4)
+					ev.events[static_cast<size_t>(hw.last_event)].handled = true;
 				return;
 			}
 			event e;
@@ -817,6 +843,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = -1;
 			else if (e.rank < 0)
 				e.rank = body_rank(id.body);
+			if (e.rank < 0 && e.role != event_role::context)
+				e.rank = rules.rank_in_text(id.body);
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
@@ -840,7 +868,23 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::traceback) {
 				w.traceback_line = line_no;
 				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
+				// An unprefixed traceback right after a header that names
+				// a rank (logger.exception under "[RANK 5] ... failed",
+				// spawn's "-- Process 6 terminated") is that rank's.
+				w.tb_owner = -1;
+				if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
+					w.tb_owner = w.tb_rank;
+				else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
+					w.tb_owner = file_rank;
 				return;
+			}
+			if (std::string_view tr = caps.get("tb_rank"); !tr.empty()) {
+				w.tb_rank = static_cast<int>(to_ll(tr));
+				w.tb_rank_line = line_no;
+			} else if (r->kind == rule_kind::exception && w.tb_owner >= 0) {
+				if (e.rank < 0)
+					e.rank = w.tb_owner;
+				w.tb_owner = -1;
 			}
 			if (r->kind == rule_kind::exception) {
 				// Remember whether a traceback of this writer led here, and
@@ -855,6 +899,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.
+			// Its "host : H" line, just before, says where.
+			if (std::string_view bh = caps.get("block_host"); !bh.empty()) {
+				w.block_host = ev.intern_host(bh);
+				w.block_host_line = line_no;
+			}
 			if (r->role == event_role::context && e.rank >= 0 && e.pid < 0 && e.kind == rule_kind::plain) {
 				w.block_rank = e.rank;
 				w.block_rank_line = line_no;
@@ -863,7 +912,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				rank_info ri;
 				ri.rank = w.block_rank;
 				ri.pid = e.pid;
-				ri.host = e.host;
+				// The line's own prefix (pdsh's address) first: the events
+				// of this writer are keyed by it.
+				ri.host = e.host >= 0 ? e.host
+					  : w.block_host >= 0 && w.block_rank_line - w.block_host_line <= 2 ? w.block_host : -1;
 				ev.ranks.add(ri);
 				w.block_rank = -1;
 			}
@@ -885,10 +937,16 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				if (!nr.empty())
 					ev.ranks.note_world_size(static_cast<int>(to_ll(nr)));
 			}
+			if (e.role == event_role::initiating && rules.says_handled(id.body))
+				e.handled = true;
 			bool timeless = !ts;
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
 				untimed.push_back(idx);
+			if (idx >= 0) {
+				w.last_event = idx;
+				w.last_event_line = line_no;
+			}
 		};
 		// A segment with its literal hits: one scan found every literal
 		// in it, and a prefix's literals are told apart by where they
@@ -940,6 +998,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		settle(w);
 		if (w.progress_line)
 			ev.last_progress[writer_key(file, k)] = w.progress_line;
+		if (w.progress_line && w.progress_us != INT64_MIN)
+			ev.last_progress_us[writer_key(file, k)] = w.progress_us;
 	}
 	source_file &sf = ev.source(file);
 	sf.bytes_read = lr.bytes_read();

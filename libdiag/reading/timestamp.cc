@@ -588,4 +588,18 @@ std::optional<ts_value> parse_timestamp(std::string_view text)
 	return std::nullopt;
 }
 
+int64_t file_local_us(const ts_value &t)
+{
+	switch (t.kind) {
+	case ts_kind::none: return INT64_MIN;
+	case ts_kind::absolute: return t.epoch_us;
+	case ts_kind::boot_relative: return t.boot_us;
+	case ts_kind::local:
+	case ts_kind::local_no_year:
+		return civil_us(t.year ? t.year : 2000, t.month ? t.month : 1, t.day ? t.day : 1, t.hour, t.minute, t.second,
+				t.micros);
+	}
+	return INT64_MIN;
+}
+
 } // namespace diag

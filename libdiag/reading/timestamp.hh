@@ -37,6 +37,11 @@ struct ts_value {
 	uint16_t end = 0;        // one past where it ends
 };
 
+// The time a line said, in µs that compare with other lines of the same
+// file (civil times read as UTC, a missing year as 2000, boot-relative as
+// is); INT64_MIN for none. For distances, not instants.
+int64_t file_local_us(const ts_value &t);
+
 // What is known about a node and the job when resolving.
 struct ts_context {
 	int64_t reference_us = INT64_MIN;  // a UTC instant near the job (start time); INT64_MIN: unknown

@@ -104,8 +104,35 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_object_set_new(clk, valid_utf8(c.first).c_str(), o);
 	}
 	json_object_set_new(root, "clock", clk);
+	if (!v.suspects.empty()) {
+		json_t *sa = json_array();
+		for (const auto &s : v.suspects) {
+			json_t *o = json_object();
+			json_object_set_new(o, "rank", s.rank >= 0 ? json_integer(s.rank) : json_null());
+			json_object_set_new(o, "host", str_or_null(valid_utf8(s.host)));
+			json_object_set_new(o, "why", jstr(s.why));
+			json_array_append_new(sa, o);
+		}
+		json_object_set_new(root, "suspects", sa);
+	}
+	if (v.has_nan) {
+		json_t *o = json_object();
+		json_object_set_new(o, "cause", jstr(v.nan_cause.empty() ? "unknown" : v.nan_cause));
+		json_object_set_new(o, "step", v.nan_step >= 0 ? json_integer(v.nan_step) : json_null());
+		json_object_set_new(root, "nan", o);
+	}
 	if (json_t *links = links_to_json(v.link_wandb, v.link_ray))
 		json_object_set_new(root, "links", links);
+	if (!v.refused.empty()) {
+		json_t *ra = json_array();
+		for (const auto &r : v.refused) {
+			json_t *o = json_object();
+			json_object_set_new(o, "file", jstr(r.file));
+			json_object_set_new(o, "why", jstr(r.why));
+			json_array_append_new(ra, o);
+		}
+		json_object_set_new(root, "refused", ra);
+	}
 	char *s = json_dumps(root, (pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	std::string out = s ? s : "{}";
 	free(s);

@@ -26,6 +26,17 @@ struct clock_entry {
 	double uncertainty_s = 0;
 };
 
+struct verdict_suspect {
+	int rank = -1;
+	std::string host;
+	std::string why;
+};
+
+struct verdict_refused {
+	std::string file;
+	std::string why;
+};
+
 struct verdict {
 	std::string job_id;           // empty: null
 	wandb_link link_wandb;        // additive "links" (DESIGN.md), when present
@@ -46,6 +57,12 @@ struct verdict {
 	std::vector<evidence_line> evidence;
 	std::map<std::string, clock_entry> clock;
 	std::vector<std::string> notes; // what was skipped, ties, ... (text only)
+	// Additive fields (DESIGN.md), rendered only when there is something to say.
+	std::vector<verdict_suspect> suspects;
+	bool has_nan = false;
+	std::string nan_cause; // bad_sample | overflow | gpu | unknown
+	long long nan_step = -1;
+	std::vector<verdict_refused> refused;
 	// Not part of the JSON: which retained event is the first fault
 	// (evidence::events index), for the timeline's highlighting.
 	long first_event = -1;

@@ -12,8 +12,17 @@
 #
 #   denpex_sim.py --seed N --out DIR [--class CLASS] [--ranks R] [--skew-max S]
 #                 [--drift-ppm P] [--noise-bytes B] [--prefix label|torchrun|mixed|none]
-#                 [--nccl inline|files|none] [--truth PATH]
+#                 [--nccl inline|files|none] [--truth PATH] [--noise KIND,KIND...]
 #   denpex_sim.py suite --count 300 --seed 1 --out DIR [--truth-dir TDIR]
+#                 [--noise mixed|none|KIND,KIND...]
+#
+# Noise (NOISE_KINDS below): what healthy jobs print -- survived OOMs, caught tracebacks,
+# stale kernel events, benign warnings, ranks only in message text, hosts only in NCCL
+# INFO lines -- plus the desync-hang and NaN-origin shapes of their classes.  A suite
+# mixes them in by default (a quarter of the cases stay clean); the truth lists each
+# case's kinds ("noise") and, for NaN-origin cases, "nan_cause" (bad_sample|overflow|gpu)
+# and "nan_step".  Noise draws from a stream of its own: with --noise none a suite is
+# byte-identical to what the same seed wrote before noise existed.
 #
 # The truth never goes into the bundle files themselves; by default truth.json
 # is written next to the logs in DIR (use --truth / --truth-dir to put it
@@ -57,6 +66,29 @@ CLASSES = [
 CRASH_CLASSES = {"gpu_hardware", "cuda_oom", "host_oom", "network", "python_exception",
                  "nan_inf", "cuda_error", "segfault", "filesystem", "unknown"}
 CANCEL_CLASSES = {"time_limit", "preemption", "user_cancel"}
+
+# Noise ingredients: what healthy jobs print, mixed into failures of every class
+# (see Scenario._setup_noise and the noise_* methods; shapes from public issue threads).
+NOISE_KINDS = [
+    "survived_oom",      # WARNING-level CUDA OOM with skip/retry/fallback, progress goes on
+    "caught_traceback",  # a full traceback the run survived (ignored, retried, skipped)
+    "stale_kernel",      # kernel events from before the job: old OOM kill, Xid, link flap
+    "benign_warnings",   # NCCL net-plugin load, GPU Direct RDMA off, Slurm chdir/ntasks
+    "rank_in_text",      # no launcher prefix; ranks only inside the logger's message text
+    "host_via_nccl",     # no launcher line names a host; NCCL INFO host:pid or logger only
+    "desync_hang",       # collective_hang: the culprit's watchdog differs, or its progress
+    "nan_origin",        # nan_inf: all-reduced loss goes NaN everywhere, one rank first
+]
+# ingredients that shape one class's story rather than ride along with any class
+CLASS_NOISE = {"desync_hang": "collective_hang", "nan_origin": "nan_inf"}
+# ingredients that need a training phase (a job that died at launch never trained)
+TRAINING_NOISE = {"survived_oom", "caught_traceback"}
+
+
+def noise_applies(kind, cls):
+    if kind in CLASS_NOISE:
+        return CLASS_NOISE[kind] == cls
+    return not (kind in TRAINING_NOISE and cls == "launch_failure")
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 WDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -229,8 +261,15 @@ class Scenario:
     then each file is written in true-time order (plus small delivery jitter)."""
 
     def __init__(self, seed, cls=None, ranks=None, skew_max=None, drift_ppm=None,
-                 noise_bytes=0, prefix=None, nccl=None, variant=None):
+                 noise_bytes=0, prefix=None, nccl=None, variant=None, noise=None):
         self.rng = rng = random.Random(seed)
+        # noise ingredients draw from their own stream, so a case without noise is
+        # byte-identical to what this seed wrote before noise existed
+        self.nrng = random.Random("noise/%s" % seed)
+        self.noise = sorted(set(noise or []))
+        bad = [k for k in self.noise if k not in NOISE_KINDS]
+        if bad:
+            raise SystemExit("unknown noise kind %r (choose from %s)" % (bad[0], ", ".join(NOISE_KINDS)))
         self.seed = seed
         self.cls = cls or rng.choice(CLASSES if not noise_bytes else [c for c in CLASSES if c != "launch_failure"])
         if self.cls not in CLASSES:
@@ -253,7 +292,10 @@ class Scenario:
         self.truth_host = None
         self.victims = set()
         self.first_time = None
+        self.nan_cause = None
+        self.nan_step = None
         self._setup()
+        self._setup_noise()
 
     # -- setup -----------------------------------------------------------------
     def _setup(self):
@@ -349,6 +391,52 @@ class Scenario:
         self.fr_version = "2.5" if self.pt == "2.4" else rng.choice(["2.9", "2.10"])
         self.flood_lines = "full" if self.nranks <= 128 else "short"
 
+    def _setup_noise(self):
+        """Launch-layout changes the noise asks for (before any line is written)."""
+        nr = self.nrng
+        self.noise = [k for k in self.noise if noise_applies(k, self.cls)]
+        self.ulog_fmt = None       # user logger format naming the rank in the message text
+        self.ulog_host = False
+        self.hide_hosts = False
+        if "rank_in_text" in self.noise:
+            # python -m torch.distributed.run without --tee/--label, plain sbatch redirect:
+            # only the user's logger says who wrote a line (DeepSpeed log_dist "[Rank 0]",
+            # trlx "[RANK 0]", Megatron/NeMo "[rank 2]" styles)
+            self.label = self.hostpfx = self.tee = self.rank_tag = False
+            self.ulog_fmt = nr.choice(["bracket", "colon", "logger", "log_dist"])
+            self.ulog_host = nr.random() < 0.4
+            self.notes.append("rank_in_text format %s%s" % (self.ulog_fmt, " with host" if self.ulog_host else ""))
+        if "host_via_nccl" in self.noise:
+            # no launcher line names a host (no srun/torchrun summaries, no error files, no
+            # pdsh host prefixes): NCCL INFO "host:pid:tid" lines and logger formats remain
+            self.hide_hosts = True
+            self.errfiles = False
+            if self.hostpfx:
+                self.hostpfx, self.label = False, True
+            if self.nccl_mode == "none":
+                self.nccl_mode = nr.choice(["inline", "files"])
+            self.notes.append("hosts only via NCCL INFO lines%s" % (" and logger" if self.ulog_host else ""))
+
+    def ulog(self, rk, t, level, msg, stream="err"):
+        """A line from the user's Python logger; msg is what an unconfigured script prints."""
+        f = self.ulog_fmt
+        if f is None:
+            self.w(rk, t, msg, stream, "py")
+            return
+        ht = rk.node.h(t)
+        ms = int(ht % 1 * 1000)
+        if f == "bracket":
+            body = "[rank %d] %s" % (rk.r, msg)
+        elif f == "colon":
+            body = "rank %d: %s" % (rk.r, msg)
+        elif f == "logger":
+            host = "%s - " % rk.host if self.ulog_host else ""
+            body = "%s,%03d - %sRank %d - %s - %s" % (fmt_sql(ht), ms, host, rk.r, level, msg)
+        else:
+            host = "[%s] " % rk.host if self.ulog_host else ""
+            body = "[%s,%03d] [%s] [logging.py:96:log_dist] %s[Rank %d] %s" % (fmt_sql(ht), ms, level, host, rk.r, msg)
+        self.w(rk, t, body, stream, "py")
+
     # -- low-level emission ----------------------------------------------------
     def add(self, fname, t, text, nl=True, jitter=0.0, src=None):
         """jitter: per-source delivery delay (srun/stdio forwarding); a source's own lines
@@ -441,7 +529,12 @@ class Scenario:
     def kern(self, node, t, msg):
         self.add("kern.%s.log" % node.name, t, ("K", msg))
 
-    def py_traceback(self, rk, t, frames, exc_lines, chained=None):
+    def py_traceback(self, rk, t, frames, exc_lines, chained=None, logmsg=None):
+        if self.ulog_fmt:
+            # logger.exception(): the message line names the rank, the traceback does not
+            nr = self.nrng
+            self.ulog(rk, t - 1e-4, "ERROR", logmsg or "Exception at step %d (batch %d, cuda:%d), exiting" % (
+                getattr(self, "last_step", 0), nr.randint(1, 512), rk.local))
         lines = []
         if chained:
             lines += chained
@@ -492,7 +585,11 @@ class Scenario:
                 self.add(fname, t, self.wprefix(rk0, "print") + body if i == 0 else body, nl=False,
                          jitter=0.02, src=(fname, rk0.r))
                 continue
-            self.w(rk0, t, body, "out", "print")
+            if self.ulog_fmt:
+                self.ulog(rk0, t, "INFO", "step %d | batch %d | loss %.4f | GPU %d mem %.1fGiB" % (
+                    step, self.nrng.choice([16, 32, 48, 64]), loss, rk0.local, self.nrng.uniform(40, 78)), "out")
+            else:
+                self.w(rk0, t, body, "out", "print")
         self.last_step = step
         return step
 
@@ -523,6 +620,158 @@ class Scenario:
         if rng.random() < 0.3:
             n = rng.choice(self.nodes)
             self.kern(n, rng.uniform(t_a, t_b), "TCP: request_sock_TCP: Possible SYN flooding on port 29500. Sending cookies.  Check SNMP counters.")
+
+    # -- noise ingredients ----------------------------------------------------------
+    # Each writes what a healthy job prints and is never the cause; the truth lists the
+    # kinds present.  All draws come from self.nrng.
+
+    def apply_noise(self, t_a, t_b):
+        """Ride-along noise during the training phase [t_a, t_b] (true time)."""
+        if "survived_oom" in self.noise:
+            self.noise_survived_oom(t_a, t_b)
+        if "caught_traceback" in self.noise:
+            self.noise_caught_traceback(t_a, t_b)
+        if "benign_warnings" in self.noise:
+            self.noise_benign_warnings(t_a, t_b)
+
+    def keeps_training(self, rk, t_a, t_b, n):
+        """rk's own progress after an event it survived: the proof it was not fatal."""
+        nr = self.nrng
+        step = getattr(self, "last_step", 0) or nr.randint(1000, 60000)
+        step -= nr.randint(n * 20, n * 60)
+        for j in range(n):
+            step += nr.randint(10, 50)
+            t = t_a + (t_b - t_a) * (j + nr.uniform(0.6, 1.0)) / n
+            self.ulog(rk, t, "INFO", "step %d | loss %.4f | grad_norm %.3f | micro-batch %d | cuda:%d" % (
+                step, nr.uniform(1.5, 3.5), nr.uniform(0.2, 2.0), nr.choice([2, 4, 8]), rk.local), "out")
+
+    def noise_survived_oom(self, t_a, t_b):
+        """fairseq 'WARNING: ran out of memory with exception ... Skipping batch'
+        (ray-project/ray#5755, fairseq#869), metaseq 'OOM: Ran out of memory ...' then
+        'attempting to recover from OOM' (metaseq#314), retry with a smaller micro-batch,
+        fall back to a slower kernel -- and the rank trains on for hours."""
+        nr = self.nrng
+        rk = nr.choice(self.ranks)
+        style = nr.choice(["fairseq", "metaseq", "retry", "fallback"])
+        t = t_a + (t_b - t_a) * nr.uniform(0.02, 0.35)
+        for k in range(nr.randint(1, 3)):
+            gib = nr.choice([0.5, 1.0, 1.5, 3.91, 7.82])
+            oom = self.oom_text(nr, rk, gib, nr.choice([79.1, 39.39, 93.1]), nr.uniform(0.01, gib * 0.9))
+            oom_msg = oom.split(": ", 1)[1].split(" If reserved")[0]
+            if style == "fairseq":
+                self.ulog(rk, t, "WARNING", "| WARNING: ran out of memory with exception: %s;" % oom_msg)
+                self.w(rk, t + 1e-4, " Skipping batch")
+            elif style == "metaseq":
+                ht = rk.node.h(t)
+                self.ulog(rk, t, "WARNING", "%s | WARNING | metaseq.trainer | OOM: Ran out of memory with exception: %s" % (fmt_sql(ht), oom_msg))
+                self.ulog(rk, t + 0.01, "WARNING", "%s | WARNING | metaseq.trainer | attempting to recover from OOM in forward/backward pass" % fmt_sql(ht))
+            elif style == "retry":
+                mb = nr.choice([8, 16, 32])
+                self.ulog(rk, t, "WARNING", "WARNING: caught %s at micro-batch size %d, retrying step with micro-batch size %d" % (oom.split(". GPU")[0].split(" (GPU")[0], mb, mb // 2))
+            else:
+                self.ulog(rk, t, "WARNING", "WARNING: flash attention forward hit %s; falling back to the memory-efficient kernel for this sequence length" % oom.split(". GPU")[0].split(" (GPU")[0])
+            t += nr.uniform(20, 400)
+        self.notes.append("noise: survived OOM (%s) on rank %d" % (style, rk.r))
+        self.keeps_training(rk, t, t_b, nr.randint(3, 8))
+
+    def noise_caught_traceback(self, t_a, t_b):
+        """Full tracebacks the run survived: DataLoader 'Exception ignored in: <function
+        _MultiProcessingDataLoaderIter.__del__ ...>' (pytorch#53703, simpletransformers#763),
+        a logged and retried checkpoint upload, a skipped bad sample, a dying metrics thread."""
+        nr = self.nrng
+        rk = nr.choice(self.ranks)
+        t = t_a + (t_b - t_a) * nr.uniform(0.05, 0.5)
+        kind = nr.choice(["ignored_del", "upload_retry", "bad_sample", "thread"])
+        sp = self.sitepk
+        py = "/usr/lib/python3.10" if "3.10" in sp else sp.rsplit("/", 2)[0]
+        if kind == "ignored_del":
+            head = "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f%09x>" % nr.getrandbits(36)
+            frames = [("%s/torch/utils/data/dataloader.py" % sp, 1478, "__del__", "self._shutdown_workers()"),
+                      ("%s/torch/utils/data/dataloader.py" % sp, 1442, "_shutdown_workers", "if w.is_alive():"),
+                      ("%s/multiprocessing/process.py" % py, 160, "is_alive", "assert self._parent_pid == os.getpid(), 'can only test a child process'")]
+            exc = ["AssertionError: can only test a child process"]
+        elif kind == "upload_retry":
+            head = "ERROR: failed to upload checkpoint shard to s3://%s-ckpt/step_%d/, will retry (attempt 1/5)" % (self.user, nr.randint(1000, 90000))
+            frames = [("/workspace/checkpoint.py", nr.randint(100, 300), "upload", "self.client.upload_file(path, bucket, key)"),
+                      ("%s/botocore/httpsession.py" % sp, 493, "send", "raise EndpointConnectionError(endpoint_url=request.url, error=e)")]
+            exc = [nr.choice(['botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "https://s3.amazonaws.com/"',
+                              "OSError: [Errno 28] No space left on device: '/tmp/ckpt-staging/model_%02d.pt'" % rk.r])]
+        elif kind == "bad_sample":
+            idx = nr.randint(10000, 9999999)
+            head = "WARNING: skipping sample %d (shard %05d): failed to decode, continuing" % (idx, nr.randint(0, 4095))
+            frames = [("/workspace/data.py", nr.randint(20, 300), "__getitem__", "img = Image.open(io.BytesIO(raw))"),
+                      ("%s/PIL/Image.py" % sp, 3339, "open", "raise UnidentifiedImageError(msg)")]
+            exc = [nr.choice(["PIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at 0x7f%09x>" % nr.getrandbits(36),
+                              "KeyError: 'caption'", "ValueError: could not convert string to float: ''"])]
+        else:
+            head = "Exception in thread Thread-%d (_upload_loop):" % nr.randint(2, 9)
+            frames = [("%s/threading.py" % py, 1016, "_bootstrap_inner", "self.run()"),
+                      ("/workspace/metrics.py", nr.randint(40, 200), "_upload_loop", "resp.raise_for_status()"),
+                      ("%s/requests/models.py" % sp, 1021, "raise_for_status", "raise HTTPError(http_error_msg, response=self)")]
+            exc = ["requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: https://metrics.internal/api/v1/push"]
+        self.ulog(rk, t, "WARNING", head)
+        save, self.ulog_fmt = self.ulog_fmt, None      # the traceback itself carries no logger format
+        te = self.py_traceback(rk, t + 1e-4, frames, exc)
+        self.ulog_fmt = save
+        self.notes.append("noise: caught traceback (%s) on rank %d" % (kind, rk.r))
+        self.keeps_training(rk, te, t_b, self.nrng.randint(3, 6))
+
+    def noise_benign_warnings(self, t_a, t_b):
+        """Harmless lines at start-up: NCCL net-plugin load (nccl#1231, #1126, #1000,
+        aws-ofi-nccl#715), GPU Direct RDMA disabled when nvidia-peermem is not loaded,
+        nvidia-peermem's release message, Slurm's couldn't chdir and ntasks-per-node."""
+        nr = self.nrng
+        style = nr.choice(["dlerror", "symbol", "could_not_find"])
+        for rk in self.ranks[:256]:
+            ti = self.t_init + nr.uniform(0.002, 0.2)
+            if style == "dlerror":
+                self.nccl_line(rk, ti, "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
+            elif style == "symbol":
+                self.nccl_line(rk, ti, "NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.")
+                self.nccl_line(rk, ti + 1e-4, "NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.")
+                self.nccl_line(rk, ti + 2e-4, "NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= v5). ncclCollNetPlugin symbols v4 and lower are not supported.")
+            else:
+                self.nccl_line(rk, ti, "NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.")
+            if nr.random() < 0.5:
+                self.nccl_line(rk, ti + 0.25, "NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA %d 'mlx5_%d' (no module)" % (rk.local % 4, rk.local % 4), tid=rk.tid + 40)
+        for n in self.nodes:
+            if nr.random() < 0.5:
+                self.kern(n, nr.uniform(t_a, t_b), "nvidia-peermem nv_mem_client_release: fatal error occurred while releasing memory")
+        if nr.random() < 0.7:
+            for n in self.nodes[:8]:
+                self.srun(self.t_start + nr.uniform(0.3, 0.9), "slurmstepd: error: couldn't chdir to `/home/%s/runs/%s': No such file or directory: going to /tmp instead" % (self.user, self.jobname))
+        if nr.random() < 0.4 and len(self.nodes) > 1:
+            self.srun(self.t_start + 0.1, "srun: Warning: can't honor --ntasks-per-node set to %d which doesn't match the requested tasks %d with the number of requested nodes %d. Ignoring --ntasks-per-node." % (self.ppn + 1, self.nranks, len(self.nodes)))
+        self.notes.append("noise: benign warnings (%s)" % style)
+
+    def noise_stale_kernel(self):
+        """The node's ring buffer from before this job: an earlier job's cgroup OOM kill
+        (another job id in the memcg path), a stale Xid on one of this job's GPUs with a
+        pid that is not this job's, an old IB link flap."""
+        nr = self.nrng
+        kinds = nr.sample(["old_oom", "old_xid", "old_flap"], nr.randint(1, 3))
+        for kind in kinds:
+            n = nr.choice(self.nodes)
+            tt = max(n.boot + 30, self.t_start - nr.uniform(300, 6 * 3600))
+            opid = nr.randint(1000, 3000000)
+            if kind == "old_oom":
+                ojob, ouid = self.jobid - nr.randint(1, 5000), nr.randint(1000, 60000)
+                self.kern(n, tt - 0.004, "python invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0")
+                self.kern(n, tt - 0.001, "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0-1,oom_memcg=/slurm/uid_%d/job_%d,task_memcg=/slurm/uid_%d/job_%d/step_0/user/task_0,task=python,pid=%d,uid=%d" % (ouid, ojob, ouid, ojob, opid, ouid))
+                self.kern(n, tt, "Memory cgroup out of memory: Killed process %d (python) total-vm:%dkB, anon-rss:%dkB, file-rss:%dkB, shmem-rss:%dkB, UID:%d pgtables:%dkB oom_score_adj:0" % (opid, nr.randint(10**8, 10**9), nr.randint(10**7, 10**8), nr.randint(10**5, 10**6), nr.randint(10**4, 10**6), ouid, nr.randint(10**4, 10**5)))
+                self.kern(n, tt + 0.2, "oom_reaper: reaped process %d (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB" % opid)
+            elif kind == "old_xid":
+                rk = nr.choice(n.ranks)
+                xid, txt = nr.choice([(13, "Graphics SM Warp Exception on (GPC 1, TPC 3, SM 0): Out Of Range Address"),
+                                      (31, "MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_3 faulted @ 0x7f2a_bc000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ"),
+                                      (43, "Ch 00000010"), (94, "Contained: SM (0x1). RST: No, D-RST: No")])
+                self.kern(n, tt, "NVRM: Xid (PCI:0000:%s:00): %d, pid=%d, name=python, %s" % (rk.busid[:2], xid, opid, txt))
+            else:
+                dev = nr.choice(["1a", "3c", "4d", "9b"])
+                port = nr.randint(20, 200)
+                self.kern(n, tt, "mlx5_core 0000:%s:00.0 ibp%ds0: Link down" % (dev, port))
+                self.kern(n, tt + nr.uniform(2, 40), "mlx5_core 0000:%s:00.0 ibp%ds0: Link up" % (dev, port))
+        self.notes.append("noise: stale kernel events (%s)" % ",".join(kinds))
 
     # -- NCCL init -----------------------------------------------------------------
     def nccl_init(self):
@@ -610,7 +859,8 @@ class Scenario:
         os.makedirs(os.path.join(out, "fr"), exist_ok=True)
         ranks_str = "[" + ", ".join(str(r) for r in range(self.nranks)) + "]"
         pname = {"ALLREDUCE": "nccl:all_reduce", "_ALLGATHER_BASE": "nccl:_all_gather_base",
-                 "_REDUCE_SCATTER_BASE": "nccl:_reduce_scatter_base", "BROADCAST": "nccl:broadcast"}
+                 "_REDUCE_SCATTER_BASE": "nccl:_reduce_scatter_base", "BROADCAST": "nccl:broadcast",
+                 "ALLTOALL_BASE": "nccl:all_to_all"}
         for r, (t_enq, seq, E, C, op, numel, t_dump) in sorted(self.fr.items()):
             rk = self.ranks[r]
             h = rk.node.h
@@ -679,6 +929,8 @@ class Scenario:
 
     # -- launcher -----------------------------------------------------------------------
     def srun_task_error(self, t, node, tasks, status):
+        if self.hide_hosts:
+            return
         if len(tasks) == 1:
             self.srun(t, "srun: error: %s: task %d: %s" % (node.name, tasks[0], status))
         else:
@@ -686,7 +938,7 @@ class Scenario:
 
     def child_failed(self, node, t, failures):
         """torchrun ChildFailedError summary; failures: list of (rk, t_fail, exitcode, msg_or_None)."""
-        if not failures:
+        if not failures or self.hide_hosts:
             return
         rng = self.rng
         first = min(failures, key=lambda f: int(f[1] if f[3] else t))
@@ -893,16 +1145,22 @@ class Scenario:
         self.nccl_init()
         cls = self.cls
         if cls == "launch_failure":
+            if "benign_warnings" in self.noise:
+                self.noise_benign_warnings(self.t_init, self.t_init + 1)
             return self.story_launch()
         dur = rng.uniform(300, 20000)
         if self.noise_bytes > 0:
             dur = max(dur, 3600)
+        if TRAINING_NOISE & set(self.noise):
+            dur = max(dur, self.nrng.uniform(3600, 4 * 3600))   # survived for hours
         self.t0 = self.t_ic + dur
         self.C = int(dur * self.rate) + rng.randint(0, 50)
         self.E = self.C + rng.choice([1, 1, 1, 2, 3])
         nprog = rng.randint(10, 60)
         self.progress(self.t_ic + 5, self.t0 - rng.uniform(2, 30), nprog, rng.randint(0, 10000))
         self.decoys(self.t_ic + 5, self.t0 - 60)
+        if self.noise:
+            self.apply_noise(self.t_ic + 5, self.t0 - 60)
         culprit = rng.choice(self.ranks)
         fn = getattr(self, "story_" + cls)
         t_end = fn(culprit)
@@ -958,6 +1216,16 @@ class Scenario:
                 self.notes.append("culprit output truncated mid-line")
             return
 
+    def oom_text(self, rng, c, gib, tot, free):
+        """torch's CUDA OOM exception text, in this job's PyTorch version's wording."""
+        if self.pt == "1.13":
+            return "RuntimeError: CUDA out of memory. Tried to allocate %.2f GiB (GPU %d; %.2f GiB total capacity; %.2f GiB already allocated; %.2f MiB free; %.2f GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF" % (gib, c.local, tot, tot - 2, free * 1024, tot - 1)
+        elif self.pt == "2.1":
+            return "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU %d has a total capacty of %.2f GiB of which %.2f MiB is free. Process %d has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and %.2f MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF" % (gib, c.local, tot, free * 1024, c.pid, tot - 0.5, tot - 3, 812.4)
+        else:
+            var = "PYTORCH_ALLOC_CONF" if self.pt == "2.6" and rng.random() < 0.5 else "PYTORCH_CUDA_ALLOC_CONF"
+            return "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU %d has a total capacity of %.2f GiB of which %.2f MiB is free. Process %d has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and %.2f MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting %s=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)" % (gib, c.local, tot, free * 1024, c.pid, tot - 0.5, tot - 3, 812.4, var)
+
     def story_cuda_oom(self, c):
         rng = self.rng
         t0 = self.t0
@@ -965,13 +1233,7 @@ class Scenario:
         gib = rng.choice([0.5, 1.0, 2.0, 3.91, 7.82, 20.0])
         tot = rng.choice([79.1, 79.15, 39.39, 93.1, 139.8])
         free = rng.uniform(0.01, gib * 0.9)
-        if self.pt == "1.13":
-            msg = "RuntimeError: CUDA out of memory. Tried to allocate %.2f GiB (GPU %d; %.2f GiB total capacity; %.2f GiB already allocated; %.2f MiB free; %.2f GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF" % (gib, c.local, tot, tot - 2, free * 1024, tot - 1)
-        elif self.pt == "2.1":
-            msg = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU %d has a total capacty of %.2f GiB of which %.2f MiB is free. Process %d has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and %.2f MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF" % (gib, c.local, tot, free * 1024, c.pid, tot - 0.5, tot - 3, 812.4)
-        else:
-            var = "PYTORCH_ALLOC_CONF" if self.pt == "2.6" and rng.random() < 0.5 else "PYTORCH_CUDA_ALLOC_CONF"
-            msg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU %d has a total capacity of %.2f GiB of which %.2f MiB is free. Process %d has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and %.2f MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting %s=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)" % (gib, c.local, tot, free * 1024, c.pid, tot - 0.5, tot - 3, 812.4, var)
+        msg = self.oom_text(rng, c, gib, tot, free)
         frames = self.user_frames() + [("/workspace/model.py", rng.randint(40, 400), "forward", "attn = torch.softmax(scores, dim=-1)")]
         te = self.py_traceback(c, t0, frames, [msg])
         self.error_json(c, t0, msg, "Traceback (most recent call last): ...")
@@ -997,8 +1259,92 @@ class Scenario:
         self.maybe_truncate(c)
         return self.teardown(c, te + 0.3, 1, "Exited with exit code 1", exc)
 
+    def rlog(self, rk, t, level, msg, stream="err"):
+        """A per-rank diagnostic line: the user's code names its rank in the text."""
+        if self.ulog_fmt:
+            self.ulog(rk, t, level, msg, stream)
+        else:
+            self.w(rk, t, "[rank %d] %s" % (rk.r, msg), stream, "py")
+
+    def shown_ranks(self, c, n=31):
+        """The culprit and a sample of the others (big jobs: not every rank's lines)."""
+        others = [rk for rk in self.ranks if rk is not c]
+        return [c] + self.nrng.sample(others, min(len(others), n))
+
+    def rank_progress(self, c):
+        """Every rank logs the start of each step; the culprit's last is one step earlier
+        (it is stuck before step S, e.g. in its data loader), the others block in step S."""
+        nr = self.nrng
+        st = nr.uniform(0.5, 4.0)
+        S = self.last_step + nr.randint(1, 20)
+        for rk in self.shown_ranks(c):
+            last = S - 1 if rk is c else S
+            for s_ in range(S - 3, last + 1):
+                t = self.t0 - (S - s_) * st + nr.uniform(0, 0.05 * st)
+                self.rlog(rk, t, "INFO", "step %d | start forward | batch %d | GPU %d" % (s_, nr.choice([16, 32, 48]), rk.local), "out")
+        self.notes.append("culprit last progress at step %d, others at %d" % (S - 1, S))
+
+    def story_nan_origin(self, c):
+        """Every rank reports the all-reduced loss non-finite at once; the first non-finite
+        value was local to one rank: a bad sample, an fp16 overflow (DeepSpeed's loss scale
+        halving to its minimum, ymcui/Chinese-LLaMA-Alpaca#534, deepspeed#931), or a failing
+        GPU (an Xid on that rank's GPU shortly before)."""
+        nr = self.nrng
+        cause = nr.choice(["bad_sample", "overflow", "gpu"])
+        step = self.last_step + nr.randint(1, 40)
+        st = nr.uniform(0.3, 3.0)
+        t0 = self.t0
+        self.set_first(c, t0)
+        self.nan_cause, self.nan_step = cause, step
+        show = self.shown_ranks(c)
+        for rk in show:
+            self.rlog(rk, t0 - st + nr.uniform(0, 0.05), "INFO", "step %d local loss %.4f local grad_norm %.3f" % (
+                step - 1, nr.uniform(1.8, 3.0), nr.uniform(0.3, 2.0)), "out")
+        if cause == "gpu":
+            xid, txt = nr.choice([(92, "High single-bit ECC error rate on GPU"),
+                                  (63, "Row Remapper: New row (0x%016x) marked for remapping, reset gpu to activate." % nr.getrandbits(28)),
+                                  (48, "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition %d, subpartition 0." % nr.randint(0, 11))])
+            self.kern(c.node, t0 - nr.uniform(2, 300), "NVRM: Xid (PCI:0000:%s:00): %d, pid=%d, name=python, %s" % (c.busid[:2], xid, c.pid, txt))
+            self.rlog(c, t0, "WARNING", "non-finite local loss (nan) at step %d" % step)
+        elif cause == "bad_sample":
+            self.rlog(c, t0, "WARNING", "non-finite local loss (%s) at step %d: sample index %d (shard %05d, offset %d)" % (
+                nr.choice(["nan", "inf"]), step, nr.randint(10000, 99999999), nr.randint(0, 4095), nr.randint(0, 10**6)))
+        else:
+            self.rlog(c, t0, "WARNING", "local grad norm inf at step %d (fp16, before all-reduce)" % step)
+        tg = t0 + st * 0.5
+        if cause == "overflow":
+            # the all-reduced overflow flag: every step skipped, the scale halves to its minimum
+            rk0 = self.ranks[0]
+            scale = 2 ** nr.randint(8, 16)
+            while scale >= 1:
+                ht = rk0.node.h(tg)
+                self.w(rk0, tg, "[%s,%03d] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: %d, reducing to %d" % (
+                    fmt_sql(ht), int(ht % 1 * 1000), scale, max(1, scale // 2)), "out", "py")
+                scale //= 2
+                tg += st
+            exc = "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run."
+        else:
+            for rk in show:
+                self.w(rk, tg + nr.uniform(0, 0.05), "step %d | loss nan | grad_norm nan | lr 3.00e-04" % step, "out", "print")
+            exc = nr.choice(["RuntimeError: Loss is NaN at step %d, aborting" % step,
+                             "FloatingPointError: Loss became infinite or NaN at iteration=%d!" % step])
+        # every rank checks the same all-reduced value and raises within milliseconds
+        t_exit = None
+        for rk in show[:16]:
+            tr = tg + 0.01 + nr.uniform(0, 0.05)
+            te = self.py_traceback(rk, tr, self.user_frames(), [exc])
+            self.error_json(rk, tr, exc, "Traceback ...")
+            if rk is c:
+                t_exit = te + 0.3
+            else:
+                self.pre_dead[rk.r] = (te + 0.3, 1, exc)
+        self.notes.append("nan origin %s at step %d" % (cause, step))
+        return self.teardown(c, t_exit, 1, "Exited with exit code 1", exc)
+
     def story_nan_inf(self, c):
         rng = self.rng
+        if "nan_origin" in self.noise:
+            return self.story_nan_origin(c)
         step = self.last_step + rng.randint(1, 40)
         t0 = self.t0
         for k in range(rng.randint(0, 2)):
@@ -1237,7 +1583,7 @@ class Scenario:
             self.pre_dead[peer.r] = (self.remote_error(peer, tp, c.node.ip, code=rng.choice([12, 5])), -6, None)
         return self.teardown(c, te + 0.2, ec, status, msg)
 
-    def hang_wave(self, c, silent=True, stuck_time=None, mismatch=False):
+    def hang_wave(self, c, silent=True, stuck_time=None, mismatch=False, desync=None):
         """The culprit never joins collective C+1 (or joins a mismatched one).  Victims time
         out at their collective start + timeout; the culprit is killed in teardown."""
         rng = self.rng
@@ -1252,8 +1598,22 @@ class Scenario:
                                        numel=rng.choice([1, 8, 1024]))
             self.E = saveE
             dead[c.r] = (ta, -6, None)
+        elif c is not None and desync:
+            # desync: the culprit's watchdog names another collective than everyone else's
+            nr = self.nrng
+            C = self.C
+            if desync == "op":
+                other = [o for o in ["ALLREDUCE", "_ALLGATHER_BASE", "_REDUCE_SCATTER_BASE", "BROADCAST", "ALLTOALL_BASE"] if o != self.op]
+                ta = self.watchdog_timeout(c, t_enq[c.r], C + 1, C + 1, C, op=nr.choice(other), numel=self.numel)
+            elif desync == "size":
+                other = [n for n in [1, 8, 1024, 4194304, 52428800, 262144000, 98304000] if n != self.numel]
+                ta = self.watchdog_timeout(c, t_enq[c.r], C + 1, C + 1, C, op=self.op, numel=nr.choice(other))
+            else:
+                # an extra rank-conditional collective: its sequence runs one ahead
+                ta = self.watchdog_timeout(c, t_enq[c.r], C + 2, C + 2, C + 1, op=self.op, numel=nr.choice([1, 8, 1024]))
+            dead[c.r] = (ta, -6, None)
         t_end = self.watchdog_wave(dead, c, t_enq, skip=c.r if c is not None else None)
-        if c is not None and not mismatch and self.fr and rng.random() < 0.5:
+        if c is not None and not mismatch and not desync and self.fr and rng.random() < 0.5:
             self.fr_note(c, self.t0, self.C, self.C, self.C, self.op, self.numel, t_end - 1)
         if c is not None and c.r not in dead:
             # killed when its node (or the step) was torn down
@@ -1274,7 +1634,18 @@ class Scenario:
             v = "silent"
         if v == "mismatch" and self.E < self.C + 2:
             self.E = self.C + 2
+        if "desync_hang" in self.noise:
+            v = "desync-" + self.nrng.choice(["op", "seq", "size", "progress"])
+            if v == "desync-size" and self.pt == "1.13":
+                v = "desync-seq"        # 1.13's WorkNCCL(...) prints no sizes
         self.notes.append("hang variant %s" % v)
+        if v.startswith("desync-"):
+            self.set_first(c, self.t0)
+            if v == "desync-progress":
+                # silent culprit among silent SIGTERMed node-mates: its last progress is earliest
+                self.rank_progress(c)
+                return self.hang_wave(c, silent=True)
+            return self.hang_wave(c, silent=True, desync=v[len("desync-"):])
         if v == "ambiguous":
             self.set_first(None, self.t0)
             # every rank times out identically; nothing singles out a rank
@@ -1410,6 +1781,7 @@ class Scenario:
                     self.victims.add(rk.r)
                 self.srun_task_error(tv + 1, n, [rk.r for rk in n.ranks], "Exited with exit code 1")
         self.notes.append("node %s never joined" % missing.name)
+        self.truth_host = missing.name     # no rank singled out, but the node to look at is
         return tv + 2
 
     def story_cancel(self, reason):
@@ -1600,6 +1972,8 @@ class Scenario:
         _TZ = self.tz
         t_end = self.story()
         self.kernel_background(t_end)
+        if "stale_kernel" in self.noise:
+            self.noise_stale_kernel()
         if self.rng.random() < 0.85 or self.cls in ("node_failure",):
             self.sacct(t_end)
         self.t_end = t_end
@@ -1655,6 +2029,7 @@ class Scenario:
         if not os.path.exists(os.path.join(out, "job.out")):
             open(os.path.join(out, "job.out"), "w").close()
         truth = {"class": self.cls, "first_rank": self.truth_first, "first_host": self.truth_host,
+                 "noise": list(self.noise),
                  "first_time": fmt_utc(self.first_time) if self.first_time else None,
                  "tz_offset_s": self.tz,
                  "victims": sorted(self.victims),
@@ -1664,6 +2039,7 @@ class Scenario:
                                      "skew_max %.1f" % self.skew_max, "drift_ppm %.1f" % self.drift_ppm,
                                      "kill_on_bad_exit %s" % self.kill_on_bad_exit, "tz %+d" % self.tz] + self.notes),
                  "job_id": str(self.jobid),
+                 "nan_cause": self.nan_cause, "nan_step": self.nan_step,
                  "clock": {n.name: {"offset_s": round(n.off, 6), "drift_ppm": round(n.drift, 3),
                                     "t_ref": round(n.t_ref, 6)} for n in self.nodes}}
         tp = truth_path or os.path.join(out, "truth.json")
@@ -1674,38 +2050,50 @@ class Scenario:
         return truth
 
     def write_noise(self, f, eol):
-        """Stream noise_bytes of training progress in big pre-built chunks."""
+        """Stream noise_bytes of training progress: eight 2 MiB chunks of lines written in
+        turn.  A chunk is built only as far as the writing reaches into it (the chunks share
+        one random stream, so a chunk is completed before the next one starts): the bytes
+        are those of building all eight up front, at a fraction of the time."""
         rng = random.Random(self.seed ^ 0x5eed)
-        chunks = []
         ranks = self.ranks
         target = 1 << 21
-        for ci in range(8):
-            parts = []
-            size = 0
-            step = ci * 20000
-            while size < target:
-                step += 1
-                rk = ranks[rng.randrange(len(ranks))]
-                k = rng.random()
-                if k < 0.6:
-                    s = "%sstep %d | loss %.4f | lr %.2e | grad_norm %.3f | %.1f TFLOPs" % (
-                        self.wprefix(rk, "print"), step, rng.uniform(1.5, 4), 3e-4, rng.uniform(0.2, 2), rng.uniform(300, 500))
-                elif k < 0.8:
-                    s = "%sEpoch %d:  %d%%|%s| %d/%d [%02d:%02d<%02d:%02d, %.2fit/s]" % (
-                        self.wprefix(rk, "print"), ci, step % 100, "#" * (step % 10), step % 1000, 1000, 1, 2, 3, 4, rng.uniform(1, 3))
-                    if rng.random() < 0.3:
-                        s = s.replace("[", "\r[", 1)
-                elif k < 0.9:
-                    s = "%s\x1b[36m[train]\x1b[0m samples/s=%.1f mem=%.1fGiB" % (self.wprefix(rk, "print"), rng.uniform(100, 900), rng.uniform(40, 78))
-                else:
-                    s = "%sdataloader: prefetched shard %d (%d samples)" % (self.wprefix(rk, "print"), rng.randint(0, 9999), rng.randint(1000, 99999))
-                parts.append(s + eol)
-                size += len(s) + len(eol)
-            chunks.append("".join(parts).encode("utf-8"))
+        chunks = []     # [parts, size, step]
+
+        def line(step, ci):
+            rk = ranks[rng.randrange(len(ranks))]
+            k = rng.random()
+            if k < 0.6:
+                return "%sstep %d | loss %.4f | lr %.2e | grad_norm %.3f | %.1f TFLOPs" % (
+                    self.wprefix(rk, "print"), step, rng.uniform(1.5, 4), 3e-4, rng.uniform(0.2, 2), rng.uniform(300, 500))
+            if k < 0.8:
+                s = "%sEpoch %d:  %d%%|%s| %d/%d [%02d:%02d<%02d:%02d, %.2fit/s]" % (
+                    self.wprefix(rk, "print"), ci, step % 100, "#" * (step % 10), step % 1000, 1000, 1, 2, 3, 4, rng.uniform(1, 3))
+                if rng.random() < 0.3:
+                    s = s.replace("[", "\r[", 1)
+                return s
+            if k < 0.9:
+                return "%s\x1b[36m[train]\x1b[0m samples/s=%.1f mem=%.1fGiB" % (self.wprefix(rk, "print"), rng.uniform(100, 900), rng.uniform(40, 78))
+            return "%sdataloader: prefetched shard %d (%d samples)" % (self.wprefix(rk, "print"), rng.randint(0, 9999), rng.randint(1000, 99999))
+
+        def grow(ci, upto):
+            """Chunk ci built past upto bytes, or whole."""
+            while len(chunks) <= ci:
+                if chunks:
+                    grow(len(chunks) - 1, target)
+                chunks.append([[], 0, len(chunks) * 20000])
+            ch = chunks[ci]
+            while ch[1] < target and ch[1] <= upto:
+                ch[2] += 1
+                s = line(ch[2], ci)
+                ch[0].append(s + eol)
+                ch[1] += len(s) + len(eol)
+
         left = self.noise_bytes
         i = 0
         while left > 0:
-            c = chunks[i % len(chunks)]
+            ci = i % 8
+            grow(ci, left)
+            c = "".join(chunks[ci][0]).encode("utf-8")
             if len(c) > left:
                 cut = c.rfind(b"\n", 0, left)
                 if cut < 0:
@@ -1725,7 +2113,27 @@ def make_one(seed, out, truth_path=None, **kw):
     return sc.write(out, truth_path)
 
 
-def suite(count, seed, out, truth_dir=None, quiet=False, skew_max=None, drift_ppm=None):
+def suite_noise(seed, i, cls, noise):
+    """The noise kinds of case i: 'none', an explicit list (each where it applies), or
+    'mixed': a quarter of the cases clean, the rest one to three ride-along kinds, and
+    the class-shaping kinds in most cases of their class.  Drawn from a stream of its own
+    so the rest of the case does not depend on it."""
+    if noise == "none":
+        return []
+    if noise != "mixed":
+        return [k for k in noise.split(",") if k and noise_applies(k, cls)]
+    nr = random.Random("suite-noise/%d/%d" % (seed, i))
+    kinds = []
+    if nr.random() >= 0.25:
+        ride = [k for k in NOISE_KINDS if k not in CLASS_NOISE and noise_applies(k, cls)]
+        kinds = nr.sample(ride, min(len(ride), nr.choice([1, 1, 2, 2, 3])))
+    for k, c in CLASS_NOISE.items():
+        if c == cls and nr.random() < 0.7:
+            kinds.append(k)
+    return sorted(kinds)
+
+
+def suite(count, seed, out, truth_dir=None, quiet=False, skew_max=None, drift_ppm=None, noise="mixed"):
     master = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     order = []
@@ -1757,6 +2165,7 @@ def suite(count, seed, out, truth_dir=None, quiet=False, skew_max=None, drift_pp
             kw["noise_bytes"] = 2_000_000
         elif i % 5 == 2:
             kw["noise_bytes"] = crng.randint(1000, 100000)
+        kw["noise"] = suite_noise(seed, i, cls, noise)
         name = "case-%03d" % i
         tp = os.path.join(truth_dir, name, "truth.json") if truth_dir else None
         sc = Scenario(cs, **kw)
@@ -1764,7 +2173,7 @@ def suite(count, seed, out, truth_dir=None, quiet=False, skew_max=None, drift_pp
             sc.kill_on_bad_exit = True
         sc.run()
         sc.write(os.path.join(out, name), tp)
-        index.append({"case": name, "seed": cs, "class": cls, "ranks": sc.nranks})
+        index.append({"case": name, "seed": cs, "class": cls, "ranks": sc.nranks, "noise": sc.noise})
         if not quiet and (i + 1) % 50 == 0:
             sys.stderr.write("suite: %d/%d cases (%.1fs)\n" % (i + 1, count, time.time() - t_a))
     if truth_dir:
@@ -1784,8 +2193,13 @@ def main(argv=None):
         ap.add_argument("--quiet", action="store_true")
         ap.add_argument("--skew-max", type=float, default=None, help="every case: node clock offsets up to this many seconds")
         ap.add_argument("--drift-ppm", type=float, default=None, help="every case: clock drift up to this many ppm")
+        ap.add_argument("--noise", default="mixed", help="mixed (default), none, or a comma list of: " + ", ".join(NOISE_KINDS))
         a = ap.parse_args(argv[1:])
-        suite(a.count, a.seed, a.out, a.truth_dir, a.quiet, a.skew_max, a.drift_ppm)
+        if a.noise not in ("mixed", "none"):
+            bad = [k for k in a.noise.split(",") if k not in NOISE_KINDS]
+            if bad:
+                ap.error("unknown noise kind %r (choose from %s)" % (bad[0], ", ".join(NOISE_KINDS)))
+        suite(a.count, a.seed, a.out, a.truth_dir, a.quiet, a.skew_max, a.drift_ppm, a.noise)
         return 0
     ap = argparse.ArgumentParser(prog="denpex_sim.py", description="write one failed-job bundle with ground truth")
     ap.add_argument("--seed", type=int, required=True)
@@ -1799,12 +2213,14 @@ def main(argv=None):
     ap.add_argument("--nccl", choices=["inline", "files", "none"])
     ap.add_argument("--variant", help="class-specific variant: collective_hang silent|mismatch|ambiguous; launch_failure eaddrinuse|nccl_init|import_all|import_one|rendezvous")
     ap.add_argument("--kill-on-bad-exit", choices=["yes", "no"])
+    ap.add_argument("--noise", default="", help="comma list of noise kinds: " + ", ".join(NOISE_KINDS))
     ap.add_argument("--truth", help="where to write truth.json (default OUT/truth.json)")
     a = ap.parse_args(argv)
     if a.ranks is not None and not (2 <= a.ranks <= 4096):
         ap.error("--ranks must be 2..4096")
     sc = Scenario(a.seed, cls=a.cls, ranks=a.ranks, skew_max=a.skew_max, drift_ppm=a.drift_ppm,
-                  noise_bytes=a.noise_bytes, prefix=a.prefix, nccl=a.nccl, variant=a.variant)
+                  noise_bytes=a.noise_bytes, prefix=a.prefix, nccl=a.nccl, variant=a.variant,
+                  noise=[k for k in a.noise.split(",") if k])
     if a.kill_on_bad_exit:
         sc.kill_on_bad_exit = a.kill_on_bad_exit == "yes"
     elif sc.nranks >= 512:

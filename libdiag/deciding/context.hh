@@ -1,0 +1,69 @@
+// What the diagnosis passes share: the inputs, the candidates for the first
+// fault, the structure found, and the decision taking shape. Each pass reads
+// what earlier passes wrote and adds its own part; diagnose.cc runs them in
+// order.
+#pragma once
+
+#include "aligning/clock.hh"
+#include "deciding/decision.hh"
+#include "deciding/knowledge.hh"
+#include "model/evidence.hh"
+
+#include <string>
+#include <vector>
+
+namespace diag {
+
+struct hang_structure;
+
+// What the watchdogs' reports say about who stopped.
+struct hang_view {
+	std::vector<int> suspects;
+	std::vector<std::string> suspect_why; // one per suspect
+	long long seq = -1;
+	std::string why;
+	int reporting = 0; // ranks whose watchdog reported a timeout
+};
+
+struct diagnosis_context {
+	diagnosis_context(evidence &e, const knowledge &k, const clock_result &c, const hang_structure &f)
+		: ev(e), kn(k), clk(c), fr(f)
+	{
+	}
+	evidence &ev;
+	const knowledge &kn;
+	const clock_result &clk;
+	const hang_structure &fr;
+
+	// The job's window on the common clock (no_time: unknown).
+	int64_t job_start_us = no_time, job_end_us = no_time;
+
+	// Initiating events still in the running, and Slurm's own word.
+	std::vector<candidate> cands;
+	bool have_job_end_line = false; // a log line said how the job ended
+	bool have_sacct = false;
+	event sacct_ev;                 // sacct's State as an event (have_sacct)
+	candidate best;                 // the fault chosen so far
+
+	hang_view hv;
+	decision d;
+};
+
+// The passes, in the order diagnose() runs them. Each does one thing.
+void pass_xid_meaning(diagnosis_context &cx);      // xid_meaning.cc
+void pass_relevance(diagnosis_context &cx);        // relevance.cc: job window, survival
+void pass_slurm_last_word(diagnosis_context &cx);  // slurm_last_word.cc: sacct's State as a candidate
+void pass_fault_choice(diagnosis_context &cx);     // fault_choice.cc: the first fault, ties, support
+void pass_common_mode(diagnosis_context &cx);      // common_mode.cc: the same fault on many ranks
+void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is missing or different
+void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
+void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
+void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
+void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
+void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, and why not
+
+bool job_level(failure_class c);
+// Whether a is earlier than b on the common clock (unknown times last).
+bool earlier_event(const event &a, const event &b);
+
+} // namespace diag

@@ -1,0 +1,153 @@
+// The class and the first rank, from the first fault and the structure:
+// a weak lead loses to a clear structural suspect; a fault reported by a
+// node's launcher or the job names no rank; with no initiating event at
+// all, how processes ended and who stopped in a hang still say something.
+#include "deciding/context.hh"
+#include "deciding/diagnose.hh"
+#include "deciding/exits.hh"
+
+#include <algorithm>
+#include <map>
+
+namespace diag {
+
+namespace {
+
+void from_first_fault(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const event *b = cx.best.e;
+	d.first = b;
+	d.cls = b->cls;
+	d.first_rank = b->rank >= 0 ? b->rank : d.borrowed_rank;
+	d.first_host = b->host;
+	// A weak lead (a transport error) loses to a clear structural suspect
+	// elsewhere: the rank that stopped is the cause.
+	if (b->weight < 50 && cx.hv.suspects.size() == 1 && cx.hv.suspects[0] != d.first_rank &&
+	    d.cls != failure_class::node_failure && !job_level(d.cls)) {
+		d.cls = failure_class::collective_hang;
+		d.first_rank = cx.hv.suspects[0];
+		d.first_host = -1;
+		d.first = nullptr;
+		d.hang_why = cx.hv.why;
+	}
+	if (d.common_mode > 0) {
+		d.first_rank = -1;
+		d.first_host = d.common_host;
+	}
+	// A node's launcher or the job as a whole reported it: no rank.
+	if (d.first && d.first->r && d.first->r->scope != rule::fault_scope::rank) {
+		d.first_rank = -1;
+		if (d.first->r->scope == rule::fault_scope::job)
+			d.first_host = -1;
+	}
+	if (job_level(d.cls)) {
+		d.first_rank = -1;
+		if (d.cls != failure_class::node_failure)
+			d.first_host = -1;
+	}
+	d.rank_singled_out = d.first_rank >= 0 || (d.first_host >= 0 && d.cls == failure_class::node_failure);
+	d.from_initiator = true;
+}
+
+// Whether every watchdog report came before the kill (same file: by line;
+// else by time), and the killed rank reported none.
+bool killed_after_the_timeouts(const evidence &ev, const event &kill)
+{
+	int reports = 0;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::watchdog)
+			continue;
+		if (e.rank >= 0 && e.rank == kill.rank)
+			return false;
+		bool before = e.file == kill.file ? e.line < kill.line
+						  : e.time_us != no_time && kill.time_us != no_time && e.time_us < kill.time_us;
+		if (!before)
+			return false;
+		reports++;
+	}
+	return reports > 0;
+}
+
+void without_initiator(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const evidence &ev = cx.ev;
+	const hang_view &hv = cx.hv;
+	if (std::vector<int> killed = sigkilled_ranks(ev); killed.size() == 1) {
+		// One process SIGKILLed and nothing else to say: the OOM killer's
+		// signature, though its own line was not among the logs (the
+		// others then wait for it in a collective: it is why they hang).
+		d.first_rank = killed[0];
+		for (const auto &e : ev.events)
+			if (!e.dropped && e.kind == rule_kind::task_exit && e.signal == 9 &&
+			    (e.rank == d.first_rank || parse_task_list(e.capture("task")) == std::vector<int>{d.first_rank})) {
+				d.first = &e;
+				break;
+			}
+		d.rank_singled_out = true;
+		d.confidence = "low";
+		// Killed only after the others had timed out waiting for it: the
+		// launcher's teardown of the rank that stopped, not the OOM killer.
+		if (d.first && killed_after_the_timeouts(ev, *d.first)) {
+			d.cls = failure_class::collective_hang;
+			d.hang_why = "every other rank timed out or aborted waiting in a collective; it was still running and was killed";
+			d.first = nullptr;
+			d.confidence = "medium";
+			d.notes.push_back("a SIGKILL alone does not say out of memory: it came after the others had timed out");
+		} else {
+			d.cls = failure_class::host_oom;
+			d.notes.push_back("only a SIGKILL says so: no OOM killer line was among the logs");
+		}
+		return;
+	}
+	if (exit_view xv = analyse_exits(ev); hv.suspects.size() != 1 && xv.first_self_exit) {
+		// Nothing says why, but one rank ended on its own before the rest
+		// were taken down: it went first, for a reason the logs keep.
+		d.first = xv.first_self_exit;
+		d.cls = failure_class::unknown;
+		d.first_rank = d.first->rank;
+		d.first_host = d.first->host;
+		d.rank_singled_out = true;
+		d.confidence = "low";
+		return;
+	}
+	if (hv.reporting > 0 || !hv.suspects.empty()) {
+		d.cls = failure_class::collective_hang;
+		if (hv.suspects.size() == 1) {
+			d.first_rank = hv.suspects[0];
+			d.hang_why = hv.why;
+			d.rank_singled_out = true;
+			d.confidence = "medium";
+		} else if (hv.suspects.size() > 1) {
+			// Several ranks singled out: all of them, and no first.
+			for (size_t i = 0; i < hv.suspects.size(); i++)
+				d.suspects.push_back(
+					suspect_rank{hv.suspects[i], -1, i < hv.suspect_why.size() ? hv.suspect_why[i] : hv.why});
+			d.notes.push_back(std::to_string(hv.suspects.size()) +
+					  " ranks are singled out by the hang's structure; they are listed as suspects");
+			d.confidence = "low";
+		}
+		return;
+	}
+	// Only victims: name what they say, blame nobody.
+	std::map<failure_class, int> vc;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim)
+			vc[e.cls]++;
+	if (!vc.empty())
+		d.cls = std::max_element(vc.begin(), vc.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
+	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
+}
+
+} // namespace
+
+void pass_decide(diagnosis_context &cx)
+{
+	if (cx.best.e)
+		from_first_fault(cx);
+	else
+		without_initiator(cx);
+}
+
+} // namespace diag

@@ -1,0 +1,119 @@
+#include "deciding/exits.hh"
+
+#include "reading/line_prefix.hh"
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
+namespace diag {
+
+bool parse_uint_str(const std::string &s, long long &out)
+{
+	return parse_uint(s, out);
+}
+
+std::vector<int> parse_task_list(const std::string &s)
+{
+	std::vector<int> out;
+	size_t i = 0;
+	while (i < s.size()) {
+		size_t comma = s.find(',', i);
+		std::string part = s.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+		size_t dash = part.find('-');
+		long long a, b;
+		if (dash == std::string::npos) {
+			if (parse_uint_str(part, a))
+				out.push_back(static_cast<int>(a));
+		} else if (parse_uint_str(part.substr(0, dash), a) && parse_uint_str(part.substr(dash + 1), b) && b >= a &&
+			   b - a < 100000) {
+			for (long long k = a; k <= b; k++)
+				out.push_back(static_cast<int>(k));
+		}
+		if (comma == std::string::npos)
+			break;
+		i = comma + 1;
+	}
+	return out;
+}
+
+std::map<int, int> rank_exit_signals(const evidence &ev)
+{
+	std::map<int, int> out;
+	std::vector<const event *> byline;
+	for (const auto &e : ev.events) {
+		if (e.dropped)
+			continue;
+		if (e.kind == rule_kind::task_exit && e.rank >= 0 && (e.signal > 0 || e.exitcode != INT32_MIN))
+			out.emplace(e.rank, e.signal > 0 ? e.signal : 0);
+		if (e.role == event_role::context && e.kind == rule_kind::plain)
+			byline.push_back(&e);
+	}
+	std::sort(byline.begin(), byline.end(), [](const event *a, const event *b) {
+		return a->file != b->file ? a->file < b->file : a->line < b->line;
+	});
+	for (size_t i = 1; i < byline.size(); i++) {
+		const event *a = byline[i - 1], *b = byline[i];
+		if (a->file == b->file && b->line - a->line <= 2 && !a->capture("rank").empty() &&
+		    !b->capture("exitcode").empty() && b->capture("rank").empty()) {
+			long long r;
+			if (!parse_uint_str(a->capture("rank"), r))
+				continue;
+			int code = b->exitcode;
+			out.emplace(static_cast<int>(r), code < 0 ? -code : 0);
+		}
+	}
+	return out;
+}
+
+exit_view analyse_exits(const evidence &ev)
+{
+	exit_view xv;
+	std::set<int> torn_down;
+	int max_task = -1;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit)
+			continue;
+		if (e.exitcode > 0 && e.signal < 0 && e.rank >= 0) {
+			const event *f = xv.first_self_exit;
+			bool earlier = !f || (e.time_us != no_time && (f->time_us == no_time || e.time_us < f->time_us)) ||
+				       (e.time_us == f->time_us && e.order < f->order);
+			if (earlier)
+				xv.first_self_exit = &e;
+		}
+		std::string tasks = e.capture("task");
+		if (!ev.tasks_are_ranks || tasks.empty())
+			continue;
+		std::vector<int> list = parse_task_list(tasks);
+		for (int t : list)
+			max_task = std::max(max_task, t);
+		if (e.role == event_role::victim)
+			torn_down.insert(list.begin(), list.end());
+	}
+	int world = std::max(ev.ranks.world_size(), max_task + 1);
+	if (!torn_down.empty() && world >= 2 && static_cast<int>(torn_down.size()) >= world - 1)
+		for (int r = 0; r < world; r++)
+			if (!torn_down.count(r))
+				xv.not_torn_down.push_back(r);
+	return xv;
+}
+
+// Ranks whose process died of SIGKILL: the kernel's OOM killer (or an
+// admin) at work when it is one rank, the launcher's teardown when many.
+std::vector<int> sigkilled_ranks(const evidence &ev)
+{
+	std::vector<int> out;
+	for (const auto &x : rank_exit_signals(ev))
+		if (x.second == 9)
+			out.push_back(x.first);
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.signal != 9 || !ev.tasks_are_ranks)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			if (std::find(out.begin(), out.end(), t) == out.end())
+				out.push_back(t);
+	}
+	return out;
+}
+
+} // namespace diag

@@ -1,0 +1,160 @@
+// The first fault: the earliest relevant initiating event on the common
+// clock, unless a stronger fault close by explains it; faults the clocks
+// cannot order tie with it; a fault that names no rank borrows one from the
+// same fault in other words or from how processes ended.
+#include "deciding/context.hh"
+#include "deciding/exits.hh"
+
+#include <algorithm>
+#include <cmath>
+
+namespace diag {
+
+namespace {
+
+// How far apart two events on one host may be for the stronger one to
+// explain the weaker (an Xid and the CUDA error it caused).
+constexpr double same_host_window_s = 30.0;
+
+bool earlier(const candidate &a, const candidate &b)
+{
+	if (a.e->time_us != b.e->time_us)
+		return a.e->time_us < b.e->time_us;
+	if (a.e->weight != b.e->weight)
+		return a.e->weight > b.e->weight;
+	return a.e->order < b.e->order;
+}
+
+void gather(diagnosis_context &cx)
+{
+	for (auto &e : cx.ev.events) {
+		if (e.dropped || e.decoy)
+			continue;
+		if (e.kind == rule_kind::job_end && e.role != event_role::victim && e.role != event_role::context)
+			cx.have_job_end_line = true;
+		if (e.role != event_role::initiating)
+			continue;
+		candidate c;
+		c.e = &e;
+		c.unc = cx.clk.uncertainty(e.host) + (e.inherited_time ? std::max(1.0, e.time_unc_s) : 0.0);
+		cx.cands.push_back(c);
+	}
+	if (cx.have_sacct && !(cx.have_job_end_line && cx.sacct_ev.kind == rule_kind::job_end)) {
+		candidate c;
+		c.e = &cx.sacct_ev;
+		c.unc = 5.0;
+		cx.cands.push_back(c);
+	}
+}
+
+bool in_ties(const std::vector<candidate> &ties, const event *e)
+{
+	return std::any_of(ties.begin(), ties.end(), [&](const candidate &t) { return t.e == e; });
+}
+
+// A fault that names no rank takes the rank of the earliest fault of the
+// same class that does (the cgroup's "oom_kill event" and srun's "task 5:
+// Out Of Memory"), else what the ends of the processes say.
+void borrow_rank(diagnosis_context &cx)
+{
+	candidate &best = cx.best;
+	decision &d = cx.d;
+	if (best.e->rank < 0) {
+		const candidate *named = nullptr;
+		for (const auto &c : cx.cands)
+			if (c.e->cls == best.e->cls && c.e->rank >= 0 &&
+			    (!named ||
+			     (c.e->time_us != no_time && (named->e->time_us == no_time || c.e->time_us < named->e->time_us))))
+				named = &c;
+		if (named) {
+			d.support.push_back(best);
+			best = *named;
+		}
+	}
+	if (best.e->rank >= 0 || job_level(best.e->cls))
+		return;
+	exit_view xv = analyse_exits(cx.ev);
+	std::vector<int> killed = sigkilled_ranks(cx.ev);
+	int borrowed = -1;
+	if (best.e->cls == failure_class::host_oom && killed.size() == 1)
+		borrowed = killed[0];
+	else if (xv.first_self_exit &&
+		 (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
+		borrowed = xv.first_self_exit->rank;
+	else if (xv.not_torn_down.size() == 1)
+		borrowed = xv.not_torn_down[0];
+	if (borrowed >= 0) {
+		d.borrowed_rank = borrowed;
+		if (xv.first_self_exit && xv.first_self_exit->rank == borrowed)
+			d.support.push_back(candidate{const_cast<event *>(xv.first_self_exit), 0});
+	}
+}
+
+} // namespace
+
+void pass_fault_choice(diagnosis_context &cx)
+{
+	gather(cx);
+	std::vector<candidate> timed, untimed;
+	for (const auto &c : cx.cands)
+		(c.e->time_us != no_time ? timed : untimed).push_back(c);
+	std::sort(timed.begin(), timed.end(), earlier);
+	std::sort(untimed.begin(), untimed.end(), [](const candidate &a, const candidate &b) {
+		if (a.e->weight != b.e->weight)
+			return a.e->weight > b.e->weight;
+		return a.e->order < b.e->order;
+	});
+	candidate &best = cx.best;
+	if (!timed.empty())
+		best = timed.front();
+	else if (!untimed.empty())
+		best = untimed.front();
+	if (!best.e)
+		return;
+	std::vector<candidate> &ties = cx.d.ties;
+	// A stronger fault close by explains the earliest one: on the same host
+	// within a window (the Xid behind a CUDA error), or anywhere within the
+	// clocks' uncertainty (then the order is not known).
+	for (const auto &c : timed) {
+		if (c.e == best.e || c.e->weight <= best.e->weight || best.e->time_us == no_time)
+			continue;
+		double dt = static_cast<double>(c.e->time_us - best.e->time_us) / 1e6;
+		bool same_host = c.e->host >= 0 && c.e->host == best.e->host;
+		if (same_host && std::fabs(dt) <= same_host_window_s) {
+			best = c;
+		} else if (std::fabs(dt) <= c.unc + best.unc) {
+			ties.push_back(best);
+			best = c;
+		}
+	}
+	for (const auto &c : untimed) {
+		if (c.e == best.e)
+			continue;
+		if (c.e->weight > best.e->weight) {
+			ties.push_back(best);
+			best = c;
+		} else if (best.e->time_us == no_time || c.e->weight == best.e->weight) {
+			ties.push_back(c);
+		}
+	}
+	// Other ranks' faults within the uncertainty also tie.
+	for (const auto &c : timed) {
+		if (c.e == best.e || best.e->time_us == no_time)
+			continue;
+		double dt = std::fabs(static_cast<double>(c.e->time_us - best.e->time_us) / 1e6);
+		if (dt <= c.unc + best.unc && c.e->rank != best.e->rank && !in_ties(ties, c.e))
+			ties.push_back(c);
+	}
+	borrow_rank(cx);
+	// A node that failed explains the transport errors and hangs of the
+	// ranks that lost it.
+	if (best.e->cls == failure_class::network || best.e->cls == failure_class::collective_hang) {
+		for (const auto &c : cx.cands)
+			if (c.e->cls == failure_class::node_failure) {
+				best = c;
+				break;
+			}
+	}
+}
+
+} // namespace diag

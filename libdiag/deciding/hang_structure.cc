@@ -1,0 +1,164 @@
+// Who stopped, from the structure of a hang: the rank that enqueued less
+// than everyone else, the one rank of a known world missing from a flood
+// of timeouts, and what the flight recorder found.
+#include "deciding/context.hh"
+#include "deciding/diagnose.hh"
+#include "deciding/exits.hh"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+
+namespace diag {
+
+namespace {
+
+// The odd ones out of what the ranks' watchdogs report: a minority (at most
+// a third) whose value differs from what a majority agrees on.
+template <typename V>
+std::vector<int> minority(const std::map<int, V> &by_rank, V &majority_value)
+{
+	std::map<V, int> count;
+	for (const auto &x : by_rank)
+		count[x.second]++;
+	if (by_rank.size() < 3 || count.size() < 2)
+		return {};
+	auto top = std::max_element(count.begin(), count.end(), [](auto &a, auto &b) { return a.second < b.second; });
+	if (top->second * 2 <= static_cast<int>(by_rank.size()))
+		return {};
+	std::vector<int> odd;
+	for (const auto &x : by_rank)
+		if (x.second != top->first)
+			odd.push_back(x.first);
+	if (odd.size() * 3 > by_rank.size())
+		return {};
+	majority_value = top->first;
+	return odd;
+}
+
+// Desync: a rank whose watchdog names another collective (OpType and size)
+// or another SeqNum than the one every other rank waits in.
+bool desync(const evidence &ev, hang_view &hv)
+{
+	std::map<int, std::string> what;
+	std::map<int, long long> seq;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.kind != rule_kind::watchdog)
+			continue;
+		std::string op = e.capture("op");
+		if (!op.empty()) {
+			std::string numel = e.capture("numel");
+			what[e.rank] = "OpType=" + op + (numel.empty() ? "" : " NumelIn=" + numel);
+		}
+		if (e.seq >= 0 && !seq.count(e.rank))
+			seq[e.rank] = e.seq;
+	}
+	std::string common_what;
+	std::vector<int> odd = minority(what, common_what);
+	if (!odd.empty()) {
+		hv.suspects = odd;
+		for (int r : odd)
+			hv.suspect_why.push_back("its watchdog names " + what[r] + " where the others wait in " + common_what +
+						 " (desync)");
+		hv.why = hv.suspect_why.front();
+		return true;
+	}
+	long long common_seq = -1;
+	odd = minority(seq, common_seq);
+	if (!odd.empty()) {
+		hv.suspects = odd;
+		for (int r : odd)
+			hv.suspect_why.push_back("it timed out in SeqNum=" + std::to_string(seq[r]) + " where the others wait in SeqNum=" +
+						 std::to_string(common_seq) + " (desync)");
+		hv.why = hv.suspect_why.front();
+		return true;
+	}
+	return false;
+}
+
+hang_view analyse_watchdogs(const evidence &ev)
+{
+	hang_view hv;
+	std::map<int, long long> enq;     // rank -> last enqueued (min over reports)
+	std::map<int, long long> seq;     // rank -> timed-out seq
+	std::set<int> reporting;
+	std::map<long long, int> seq_count;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.kind != rule_kind::watchdog)
+			continue;
+		reporting.insert(e.rank);
+		if (e.last_enqueued >= 0) {
+			auto it = enq.find(e.rank);
+			if (it == enq.end() || e.last_enqueued < it->second)
+				enq[e.rank] = e.last_enqueued;
+		}
+		if (e.seq >= 0) {
+			seq[e.rank] = e.seq;
+			seq_count[e.seq]++;
+		}
+	}
+	hv.reporting = static_cast<int>(reporting.size());
+	if (!seq_count.empty())
+		hv.seq = std::max_element(seq_count.begin(), seq_count.end(),
+					  [](auto &a, auto &b) { return a.second < b.second; })->first;
+	// Lowest last-enqueued: the rank that never reached the collective.
+	if (enq.size() >= 2) {
+		long long lo = LLONG_MAX, hi = LLONG_MIN;
+		for (const auto &x : enq) {
+			lo = std::min(lo, x.second);
+			hi = std::max(hi, x.second);
+		}
+		if (lo < hi) {
+			std::vector<int> low;
+			for (const auto &x : enq)
+				if (x.second == lo)
+					low.push_back(x.first);
+			if (low.size() * 2 < enq.size()) {
+				hv.suspects = low;
+				hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" +
+					 std::to_string(hi) + ")";
+				return hv;
+			}
+		}
+	}
+	if (desync(ev, hv))
+		return hv;
+	// Who is missing: every other rank of a known world was waiting in a
+	// collective (its watchdog reported, or aborted it: SIGABRT).
+	int world = ev.ranks.world_size();
+	if (world >= 2 && hv.reporting >= 1) {
+		std::set<int> waiting = reporting;
+		for (const auto &x : rank_exit_signals(ev))
+			if (x.second == 6)
+				waiting.insert(x.first);
+		if (static_cast<int>(waiting.size()) == world - 1)
+			for (int r = 0; r < world; r++)
+				if (!waiting.count(r)) {
+					hv.suspects.push_back(r);
+					hv.why = "every other rank of " + std::to_string(world) +
+						 " was waiting in collective" +
+						 (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it was not";
+				}
+	}
+	return hv;
+}
+
+} // namespace
+
+void pass_hang_structure(diagnosis_context &cx)
+{
+	cx.hv = analyse_watchdogs(cx.ev);
+	hang_view &hv = cx.hv;
+	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {
+		hv.suspects = cx.fr.suspects;
+		hv.suspect_why = cx.fr.suspect_why;
+		hv.why = hv.suspect_why.empty() ? "the flight recorder singles it out" : hv.suspect_why.front();
+	}
+	cx.d.hang_reporting = hv.reporting;
+	cx.d.hang_seq = hv.seq;
+	for (const auto &r : cx.fr.refused)
+		cx.d.refused.push_back(refused_file{r.first, r.second});
+}
+
+} // namespace diag

@@ -1,0 +1,50 @@
+// A fault while the job was still starting is a launch failure whatever it
+// says. Nothing had run yet: no rank reported progress and no collective
+// beyond the first completed. PyTorch creates NCCL communicators at the
+// first collective, so an NCCL transport error then is an NCCL init failure;
+// a CUDA error counts only when NCCL says it failed in its init code or the
+// rank never completed NCCL init while others did (an out-of-memory in the
+// first forward pass is not a launch failure).
+#include "deciding/context.hh"
+
+namespace diag {
+
+namespace {
+
+bool during_startup(const evidence &ev, const event &e)
+{
+	if (!ev.last_progress.empty())
+		return false;
+	for (const auto &x : ev.events)
+		if (x.last_completed > 1 || x.seq > 2)
+			return false;
+	// A work completion with an error status (InfiniBand/RoCE "vendor err
+	// 129") means the link carried traffic: a data-path fault, not init.
+	if (e.cls == failure_class::network)
+		return e.capture("status").empty();
+	for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
+		if (e.text.find(where) != std::string::npos)
+			return true;
+	if (e.rank < 0)
+		return false;
+	bool others = false;
+	for (const auto &x : ev.events)
+		if (x.kind == rule_kind::rank_map && x.rank >= 0) {
+			if (x.rank == e.rank)
+				return false;
+			others = true;
+		}
+	return others;
+}
+
+} // namespace
+
+void pass_launch_phase(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if ((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error) &&
+	    d.first && during_startup(cx.ev, *d.first))
+		d.cls = failure_class::launch_failure;
+}
+
+} // namespace diag

@@ -1,0 +1,128 @@
+// Where a NaN appeared first. When every rank reports a non-finite loss at
+// once (an all-reduced loss), the origin is the rank that is different: the
+// only one with a local sign (a local grad norm, an anomaly-mode backward
+// error, a loss scale falling to its minimum). And which of three causes
+// the logs point to: a bad sample (a line names one), mixed-precision
+// overflow (the loss scale sequence), a failing GPU (an Xid or ECC error on
+// that rank's node); else unknown.
+#include "deciding/context.hh"
+#include "deciding/exits.hh"
+
+#include <map>
+#include <set>
+
+namespace diag {
+
+namespace {
+
+std::string rule_of(const event &e)
+{
+	return e.r ? e.r->id : e.rule_id;
+}
+
+// The one rank whose NaN sign no other rank shares.
+void find_origin(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.first_rank >= 0 && d.common_mode == 0)
+		return;
+	std::map<std::string, std::set<int>> ranks_by_rule;
+	std::map<std::string, const event *> first_by_rule;
+	for (const auto &c : cx.cands) {
+		if (c.e->cls != failure_class::nan_inf || c.e->rank < 0)
+			continue;
+		std::string id = rule_of(*c.e);
+		ranks_by_rule[id].insert(c.e->rank);
+		const event *&f = first_by_rule[id];
+		if (!f || earlier_event(*c.e, *f))
+			f = c.e;
+	}
+	if (ranks_by_rule.size() < 2 && d.common_mode == 0)
+		return;
+	const event *origin = nullptr;
+	int singles = 0;
+	for (const auto &r : ranks_by_rule)
+		if (r.second.size() == 1) {
+			singles++;
+			origin = first_by_rule[r.first];
+		}
+	if (singles != 1 || !origin)
+		return;
+	d.first = origin;
+	d.first_rank = origin->rank;
+	d.first_host = origin->host;
+	d.common_mode = 0;
+	d.rank_singled_out = true;
+	d.notes.push_back("every rank reported the non-finite value; rank " + std::to_string(origin->rank) +
+			  " alone shows where it appeared (" + rule_of(*origin) + ")");
+}
+
+void find_cause(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const evidence &ev = cx.ev;
+	bool gpu = false, overflow = false, bad_sample = false;
+	for (const auto &e : ev.events) {
+		if (e.dropped)
+			continue;
+		// Any Xid or ECC report of that node, a warning-level one too.
+		if (e.cls == failure_class::gpu_hardware && e.role != event_role::victim && d.first_host >= 0 &&
+		    e.host == d.first_host)
+			gpu = true;
+		if (!e.capture("loss_scale").empty())
+			overflow = true;
+		if (!e.capture("sample").empty() || !e.capture("sample_idx").empty())
+			bad_sample = true;
+		if (e.cls == failure_class::nan_inf && d.nan_step < 0 && (e.rank == d.first_rank || d.first_rank < 0)) {
+			long long step;
+			std::string s = e.capture("step");
+			if (!s.empty() && parse_uint_str(s, step))
+				d.nan_step = step;
+		}
+	}
+	d.nan_known = true;
+	int causes = gpu + overflow + bad_sample;
+	d.nan_cause = gpu ? "gpu" : overflow ? "overflow" : bad_sample ? "bad_sample" : "unknown";
+	if (causes > 1)
+		d.notes.push_back("the NaN's cause is ambiguous: the logs show more than one of GPU fault, overflow and bad sample");
+}
+
+} // namespace
+
+// A GPU fault on a node that then only produced NaNs (no CUDA error, no
+// crash): the run died of the NaN; the GPU is its cause.
+void gpu_behind_the_nan(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::gpu_hardware || !d.first || d.first_host < 0)
+		return;
+	const event *nan = nullptr;
+	for (const auto &c : cx.cands) {
+		const event &e = *c.e;
+		if (e.host != d.first_host || e.dropped || e.decoy)
+			continue;
+		if (e.cls == failure_class::cuda_error || e.cls == failure_class::segfault)
+			return;
+		if (e.cls == failure_class::nan_inf && (!nan || earlier_event(e, *nan)))
+			nan = &e;
+	}
+	if (!nan)
+		return;
+	d.cls = failure_class::nan_inf;
+	d.notes.push_back("a GPU fault on " + cx.ev.host_name(d.first_host) +
+			  " was followed only by non-finite values there: the NaN ended the run");
+	d.first = nan;
+	d.first_rank = nan->rank >= 0 ? nan->rank : d.first_rank;
+	d.common_mode = 0;
+}
+
+void pass_nan_origin(diagnosis_context &cx)
+{
+	gpu_behind_the_nan(cx);
+	if (cx.d.cls != failure_class::nan_inf)
+		return;
+	find_origin(cx);
+	find_cause(cx);
+}
+
+} // namespace diag

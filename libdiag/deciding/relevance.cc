@@ -1,0 +1,191 @@
+// Which events still bear on how the job ended. Not those from before the
+// job: kernel lines outside its window, or naming another job's cgroup, and
+// what the same report said about that job's process. Not those the job
+// survived: the same writer kept making progress afterwards, or the line
+// (or the next on its writer) says it was retried, skipped or recovered and
+// progress followed.
+#include "deciding/context.hh"
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
+namespace diag {
+
+namespace {
+
+// Without the job's start from Slurm, kernel messages this long before its
+// first sign of life belong to an earlier job; with it, a minute (the
+// clocks' disagreement) is enough.
+constexpr int64_t kernel_lead_us = 15 * 60 * us_per_s;
+constexpr int64_t kernel_lead_known_start_us = 60 * us_per_s;
+constexpr int64_t kernel_tail_us = 5 * 60 * us_per_s;
+// An unprefixed line shares its writer with every rank: the file's progress
+// afterwards shows the job carried on only when it went on this long.
+constexpr int64_t shared_writer_survival_us = 120 * us_per_s;
+// A kernel report of one kill spans a second or so of lines.
+constexpr int64_t same_report_us = 2 * us_per_s;
+
+bool is_kernel(const evidence &ev, const event &e)
+{
+	return e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log;
+}
+
+void job_window(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	int64_t lo = ev.job.start_us, hi = ev.job.end_us;
+	if (lo == no_time || hi == no_time) {
+		int64_t mn = INT64_MAX, mx = INT64_MIN;
+		for (const auto &e : ev.events) {
+			if (e.time_us == no_time || is_kernel(ev, e))
+				continue;
+			mn = std::min(mn, e.time_us);
+			mx = std::max(mx, e.time_us);
+		}
+		if (mn != INT64_MAX) {
+			if (lo == no_time)
+				lo = mn;
+			if (hi == no_time)
+				hi = mx;
+		}
+	}
+	cx.job_start_us = lo;
+	cx.job_end_us = hi;
+}
+
+void drop_outside_window(diagnosis_context &cx)
+{
+	if (cx.job_start_us == no_time || cx.job_end_us == no_time)
+		return; // nothing to bound the window with: keep all
+	bool start_known = cx.ev.job.start_us != no_time && !cx.ev.job.times_local;
+	for (auto &e : cx.ev.events) {
+		if (!is_kernel(cx.ev, e) || e.time_us == no_time || e.dropped)
+			continue;
+		// Seconds since boot are only as good as the boot time behind them.
+		int64_t lead = start_known && e.ts.kind != ts_kind::boot_relative
+				       ? kernel_lead_known_start_us +
+						 static_cast<int64_t>(cx.clk.uncertainty(e.host) * static_cast<double>(us_per_s))
+				       : kernel_lead_us;
+		if (e.time_us < cx.job_start_us - lead || e.time_us > cx.job_end_us + kernel_tail_us) {
+			e.dropped = true;
+			e.why_not = "before or after the job";
+		}
+	}
+}
+
+// A line that names another job (its cgroup, its step) is that job's, and
+// so is the rest of the same report (same host, same pid or same second).
+void drop_other_jobs(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	if (ev.job.job_id.empty())
+		return;
+	std::string ours = ev.job.job_id.substr(0, ev.job.job_id.find_first_of("._"));
+	std::vector<const event *> foreign;
+	for (auto &e : ev.events) {
+		std::string job = e.capture("job");
+		if (job.empty() || job == ours || e.kind == rule_kind::job_end || !is_kernel(ev, e))
+			continue;
+		e.dropped = true;
+		e.why_not = "names job " + job;
+		foreign.push_back(&e);
+	}
+	for (const event *f : foreign) {
+		std::string pid = f->capture("pid");
+		for (auto &e : ev.events) {
+			if (e.dropped || !is_kernel(ev, e) || e.host != f->host)
+				continue;
+			bool same_pid = !pid.empty() && e.capture("pid") == pid;
+			bool same_report = e.time_us != no_time && f->time_us != no_time &&
+					   std::llabs(e.time_us - f->time_us) <= same_report_us;
+			if (same_pid || same_report) {
+				e.dropped = true;
+				e.why_not = "the same report as a line naming job " + f->capture("job");
+			}
+		}
+	}
+}
+
+// When the collapse that followed an event began in its file: the first
+// victim or watchdog line after it (file-local µs; INT64_MAX: none). A
+// progress bar glued to the teardown is no sign that the run went on.
+int64_t collapse_after(const evidence &ev, const event &e)
+{
+	int64_t first = INT64_MAX;
+	for (const auto &x : ev.events) {
+		if (x.file != e.file || x.line <= e.line || x.inherited_time ||
+		    (x.role != event_role::victim && x.kind != rule_kind::watchdog))
+			continue;
+		int64_t t = file_local_us(x.ts);
+		if (t != INT64_MIN)
+			first = std::min(first, t);
+	}
+	return first;
+}
+
+// A failure that the same writer logged and then carried on from was
+// caught: it is not what killed the job.
+void mark_survived(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	for (auto &e : ev.events) {
+		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || is_kernel(ev, e) || e.decoy)
+			continue;
+		// The line (or the next on its writer) says it was retried,
+		// skipped or recovered: context, whatever came after.
+		if (e.handled) {
+			e.decoy = true;
+			e.why_not = "it says it was dealt with (retried, skipped or recovered)";
+			continue;
+		}
+		uint64_t wk = writer_key(e.file, e.key);
+		auto it = ev.last_progress.find(wk);
+		bool progress_after = it != ev.last_progress.end() && it->second > e.line + 1;
+		if (!progress_after)
+			continue;
+		if (e.writer_known) {
+			e.decoy = true;
+			e.why_not = "the same rank made progress after it";
+			continue;
+		}
+		// Unprefixed lines share one writer: another rank's progress after
+		// them says nothing about this one, unless the line said it was
+		// dealt with or the run went on for a while.
+		auto pt = ev.last_progress_us.find(wk);
+		int64_t at = file_local_us(e.ts);
+		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us &&
+		    pt->second < collapse_after(ev, e)) {
+			e.decoy = true;
+			e.why_not = "the run kept making progress for minutes after it";
+		}
+	}
+}
+
+} // namespace
+
+// The faults set aside, a few, with why: a verdict that differs from the
+// loudest line should say what it passed over.
+void note_set_aside(diagnosis_context &cx)
+{
+	int shown = 0;
+	for (const auto &e : cx.ev.events) {
+		if (e.role != event_role::initiating || e.why_not.empty() || !(e.dropped || e.decoy))
+			continue;
+		if (shown++ == 3)
+			break;
+		std::string where = e.file < cx.ev.sources().size() ? cx.ev.sources()[e.file].path + ":" + std::to_string(e.line) : "";
+		cx.d.notes.push_back("set aside " + where + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
+	}
+}
+
+void pass_relevance(diagnosis_context &cx)
+{
+	job_window(cx);
+	drop_outside_window(cx);
+	drop_other_jobs(cx);
+	mark_survived(cx);
+	note_set_aside(cx);
+}
+
+} // namespace diag

@@ -1,0 +1,401 @@
+// The diagnosis passes one at a time, on evidence built by hand: each test
+// sets up what a pass reads and checks only what that pass decides.
+#include "ck_cxx.hh"
+#include "deciding/context.hh"
+#include "deciding/diagnose.hh"
+
+#include <string>
+#include <utility>
+
+using namespace diag;
+
+namespace {
+
+constexpr int64_t t0 = 1780000000LL * us_per_s; // some instant in 2026
+
+struct fixture {
+	evidence ev;
+	knowledge kn;
+	clock_result clk;
+	hang_structure fr;
+	uint32_t log = 0, kern = 0;
+	fixture()
+	{
+		source_file s;
+		s.path = "job.out";
+		s.kind = source_kind::job_log;
+		log = ev.add_source(s);
+		s.path = "kern.log";
+		s.kind = source_kind::kernel_log;
+		kern = ev.add_source(s);
+		clk.default_uncertainty_s = 0.5;
+	}
+	// An event on the common clock at t0 + secs, stamped so on its line.
+	event &add(failure_class cls, event_role role, int rank, double secs, uint64_t line, uint32_t file = 0,
+		   const char *rule = "test.rule")
+	{
+		event e;
+		e.rule_id = rule;
+		e.cls = cls;
+		e.role = role;
+		e.rank = rank;
+		e.file = file;
+		e.line = line;
+		e.order = ev.events.size();
+		e.time_us = e.raw_us = t0 + static_cast<int64_t>(secs * 1e6);
+		e.ts.kind = ts_kind::absolute;
+		e.ts.epoch_us = e.time_us;
+		ev.events.push_back(e);
+		return ev.events.back();
+	}
+};
+
+} // namespace
+
+START_TEST(relevance_drops_kernel_lines_from_before_the_job)
+{
+	fixture f;
+	f.ev.job.job_id = "77";
+	f.ev.job.start_us = t0;
+	f.ev.job.end_us = t0 + 3600 * us_per_s;
+	f.add(failure_class::gpu_hardware, event_role::initiating, 0, -2 * 3600, 1, f.kern);
+	f.add(failure_class::cuda_oom, event_role::initiating, 1, 600, 5, f.log);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_relevance(cx);
+	ck_assert(f.ev.events[0].dropped);
+	ck_assert(!f.ev.events[1].dropped);
+}
+END_TEST
+
+START_TEST(relevance_drops_what_names_another_job)
+{
+	fixture f;
+	f.ev.job.job_id = "4418";
+	event &c = f.add(failure_class::unknown, event_role::context, -1, 10, 1, f.kern);
+	c.captures = {{"job", "4411"}, {"pid", "31877"}};
+	event &k = f.add(failure_class::host_oom, event_role::initiating, -1, 10, 2, f.kern);
+	k.captures = {{"pid", "31877"}};
+	f.add(failure_class::python_exception, event_role::initiating, 0, 20, 9, f.log);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_relevance(cx);
+	ck_assert(f.ev.events[0].dropped);
+	ck_assert(f.ev.events[1].dropped); // the same report: same pid
+	ck_assert(!f.ev.events[2].dropped);
+}
+END_TEST
+
+START_TEST(relevance_marks_what_the_rank_survived)
+{
+	fixture f;
+	event &oom = f.add(failure_class::cuda_oom, event_role::initiating, 2, 0, 10);
+	oom.writer_known = true;
+	oom.key = 3;
+	f.ev.last_progress[writer_key(f.log, 3)] = 500;
+	event &last = f.add(failure_class::python_exception, event_role::initiating, 2, 7200, 900);
+	last.writer_known = true;
+	last.key = 3;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_relevance(cx);
+	ck_assert(f.ev.events[0].decoy);
+	ck_assert(!f.ev.events[1].decoy);
+}
+END_TEST
+
+START_TEST(relevance_reads_what_the_line_says)
+{
+	fixture f;
+	event &e = f.add(failure_class::cuda_oom, event_role::initiating, -1, 0, 10);
+	e.handled = true; // "..., retrying with a smaller batch"
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_relevance(cx);
+	ck_assert(f.ev.events[0].decoy);
+	ck_assert_uint_eq(cx.d.notes.size(), 1);
+}
+END_TEST
+
+START_TEST(relevance_shared_writer_needs_minutes_of_progress_before_the_collapse)
+{
+	// Unprefixed: progress of the shared writer 10 minutes later survives
+	// it, unless that progress came after the collapse had begun.
+	for (int collapse_first = 0; collapse_first < 2; collapse_first++) {
+		fixture f;
+		f.add(failure_class::segfault, event_role::initiating, -1, 0, 10);
+		f.ev.last_progress[writer_key(f.log, 0)] = 400;
+		f.ev.last_progress_us[writer_key(f.log, 0)] = t0 + 600 * us_per_s;
+		if (collapse_first)
+			f.add(failure_class::collective_hang, event_role::victim, 3, 300, 300);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[0].decoy == !collapse_first);
+	}
+}
+END_TEST
+
+START_TEST(slurm_last_word_is_a_candidate_only_for_its_states)
+{
+	fixture f;
+	f.ev.job.state = "TIMEOUT";
+	f.ev.job.end_us = t0;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_slurm_last_word(cx);
+	ck_assert(cx.have_sacct);
+	ck_assert(cx.sacct_ev.cls == failure_class::time_limit);
+	fixture g;
+	g.ev.job.state = "FAILED";
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_slurm_last_word(cy);
+	ck_assert(!cy.have_sacct);
+}
+END_TEST
+
+START_TEST(slurm_last_word_loses_to_an_earlier_relevant_fault)
+{
+	fixture f;
+	f.ev.job.state = "CANCELLED";
+	f.ev.job.end_us = t0 + 120 * us_per_s;
+	f.add(failure_class::python_exception, event_role::initiating, 4, 0, 3);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_slurm_last_word(cx);
+	pass_fault_choice(cx);
+	ck_assert_ptr_eq(cx.best.e, &f.ev.events[0]);
+}
+END_TEST
+
+START_TEST(fault_choice_takes_the_stronger_fault_on_the_same_host)
+{
+	fixture f;
+	event &cuda = f.add(failure_class::cuda_error, event_role::initiating, 3, 0, 3);
+	cuda.host = f.ev.intern_host("node1");
+	cuda.weight = 60;
+	event &xid = f.add(failure_class::gpu_hardware, event_role::initiating, 3, 5, 1, f.kern);
+	xid.host = cuda.host;
+	xid.weight = 90;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	ck_assert(cx.best.e->cls == failure_class::gpu_hardware);
+}
+END_TEST
+
+START_TEST(fault_choice_borrows_the_rank_of_the_same_fault_in_other_words)
+{
+	fixture f;
+	f.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, f.kern);
+	f.add(failure_class::host_oom, event_role::initiating, 5, 2, 7);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	ck_assert_int_eq(cx.best.e->rank, 5);
+	ck_assert_uint_eq(cx.d.support.size(), 1);
+}
+END_TEST
+
+START_TEST(common_mode_needs_three_ranks_at_once)
+{
+	for (int n = 2; n <= 3; n++) {
+		fixture f;
+		for (int r = 0; r < n; r++)
+			f.add(failure_class::launch_failure, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0,
+			      "launch.import");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, n == 3 ? 3 : 0);
+	}
+}
+END_TEST
+
+static void watchdog(fixture &f, int rank, long long seq, const std::string &op, const std::string &numel)
+{
+	event &e = f.add(failure_class::collective_hang, event_role::victim, rank, 600, 100 + static_cast<uint64_t>(rank));
+	e.kind = rule_kind::watchdog;
+	e.seq = seq;
+	e.captures = {{"op", op}, {"numel", numel}};
+}
+
+START_TEST(hang_structure_finds_the_desynced_rank)
+{
+	fixture f;
+	for (int r = 0; r < 8; r++)
+		watchdog(f, r, 511, r == 3 ? "BROADCAST" : "ALLREDUCE", r == 3 ? "112" : "33554432");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 3);
+	ck_assert(cx.hv.why.find("desync") != std::string::npos);
+}
+END_TEST
+
+START_TEST(hang_structure_singles_out_nobody_when_all_agree)
+{
+	fixture f;
+	for (int r = 0; r < 8; r++)
+		watchdog(f, r, 511, "ALLREDUCE", "1024");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert(cx.hv.suspects.empty());
+	ck_assert_int_eq(cx.hv.reporting, 8);
+}
+END_TEST
+
+START_TEST(hang_structure_keeps_every_flight_recorder_suspect)
+{
+	fixture f;
+	f.fr.present = true;
+	f.fr.suspects = {9, 14};
+	f.fr.suspect_why = {"never enqueued #120", "no dump from rank 14"};
+	f.fr.refused = {{"fr/rank_5", "forbidden pickle opcode REDUCE"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::collective_hang);
+	ck_assert_uint_eq(cx.d.suspects.size(), 2);
+	ck_assert_int_eq(cx.d.suspects[1].rank, 14);
+	ck_assert_uint_eq(cx.d.refused.size(), 1);
+	ck_assert(!cx.d.rank_singled_out);
+}
+END_TEST
+
+static event &sigkill(fixture &f, int rank, uint64_t line)
+{
+	event &k = f.add(failure_class::unknown, event_role::victim, rank, 700, line);
+	k.kind = rule_kind::task_exit;
+	k.signal = 9;
+	return k;
+}
+
+START_TEST(decide_a_kill_after_the_timeouts_is_the_hang_culprit)
+{
+	fixture f;
+	f.ev.tasks_are_ranks = true;
+	for (int r = 0; r < 3; r++)
+		watchdog(f, r, 5, "ALLREDUCE", "2048");
+	sigkill(f, 3, 200);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::collective_hang);
+	ck_assert_int_eq(cx.d.first_rank, 3);
+}
+END_TEST
+
+START_TEST(decide_a_lone_kill_before_anything_else_reads_as_host_oom)
+{
+	fixture f;
+	sigkill(f, 3, 20);
+	for (int r = 0; r < 3; r++)
+		watchdog(f, r, 5, "ALLREDUCE", "2048");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::host_oom);
+	ck_assert_int_eq(cx.d.first_rank, 3);
+	ck_assert_str_eq(cx.d.confidence.c_str(), "low");
+}
+END_TEST
+
+START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
+{
+	fixture f;
+	f.add(failure_class::network, event_role::initiating, 1, 0, 3);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_decide(cx);
+	pass_launch_phase(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	f.ev.last_progress[writer_key(f.log, 0)] = 2; // something had run
+	diagnosis_context cy(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cy);
+	pass_decide(cy);
+	pass_launch_phase(cy);
+	ck_assert(cy.d.cls == failure_class::network);
+}
+END_TEST
+
+START_TEST(nan_origin_is_the_rank_that_is_different)
+{
+	fixture f;
+	for (int r = 0; r < 4; r++)
+		f.add(failure_class::nan_inf, event_role::initiating, r, 1.0, 10 + static_cast<uint64_t>(r), 0, "numeric.loss_nan")
+			.captures = {{"step", "4120"}};
+	f.add(failure_class::nan_inf, event_role::initiating, 2, 1.2, 20, 0, "numeric.local_grad_norm");
+	event &ls = f.add(failure_class::nan_inf, event_role::context, 2, 0.5, 5, 0, "numeric.min_loss_scale");
+	ls.captures = {{"loss_scale", "Current loss scale"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	pass_decide(cx);
+	ck_assert_int_eq(cx.d.first_rank, -1); // common mode: the all-reduced loss everywhere
+	pass_nan_origin(cx);
+	ck_assert_int_eq(cx.d.first_rank, 2);
+	ck_assert(cx.d.nan_known);
+	ck_assert_str_eq(cx.d.nan_cause.c_str(), "overflow");
+	ck_assert_int_eq(cx.d.nan_step, 4120);
+}
+END_TEST
+
+START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
+{
+	fixture f;
+	rank_info ri;
+	ri.rank = 4;
+	ri.host = f.ev.intern_host("gpu-d22");
+	f.ev.ranks.add(ri);
+	event &e = f.add(failure_class::python_exception, event_role::context, 6, 0, 3);
+	e.host = f.ev.intern_host("node-b7");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.first_rank = 4;
+	cx.d.suspects.push_back(suspect_rank{6, -1, "why"});
+	pass_host_resolution(cx);
+	ck_assert_str_eq(f.ev.host_name(cx.d.first_host).c_str(), "gpu-d22");
+	ck_assert_str_eq(f.ev.host_name(cx.d.suspects[0].host).c_str(), "node-b7");
+}
+END_TEST
+
+START_TEST(confidence_drops_when_another_rank_ties)
+{
+	fixture f;
+	f.add(failure_class::cuda_oom, event_role::initiating, 1, 0, 3);
+	f.add(failure_class::python_exception, event_role::initiating, 2, 0.1, 4);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_decide(cx);
+	pass_confidence(cx);
+	ck_assert_str_eq(cx.d.confidence.c_str(), "medium");
+	ck_assert_uint_eq(cx.d.notes.size(), 1);
+	fixture g;
+	g.add(failure_class::cuda_oom, event_role::initiating, 1, 0, 3);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_decide(cy);
+	pass_confidence(cy);
+	ck_assert_str_eq(cy.d.confidence.c_str(), "high");
+}
+END_TEST
+
+static Suite *suite()
+{
+	Suite *s = suite_create("passes");
+	TCase *t = tcase_create("passes");
+	tcase_add_test(t, relevance_drops_kernel_lines_from_before_the_job);
+	tcase_add_test(t, relevance_drops_what_names_another_job);
+	tcase_add_test(t, relevance_marks_what_the_rank_survived);
+	tcase_add_test(t, relevance_reads_what_the_line_says);
+	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);
+	tcase_add_test(t, slurm_last_word_is_a_candidate_only_for_its_states);
+	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
+	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
+	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);
+	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
+	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
+	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
+	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
+	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
+	tcase_add_test(t, decide_a_lone_kill_before_anything_else_reads_as_host_oom);
+	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
+	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
+	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
+	tcase_add_test(t, confidence_drops_when_another_rank_ties);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main() { return diag_ck_run(suite()); }
