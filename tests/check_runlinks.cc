@@ -151,6 +151,59 @@ START_TEST(wandb_link_composes_the_url)
 }
 END_TEST
 
+// A Ray core actor with max_restarts: each restart runs in a new worker
+// process under the same actor id; the first failure's process is the
+// verdict's, the others are retries.
+START_TEST(ray_actor_restarts_are_retries)
+{
+	rule report, cuda;
+	report.id = "ray.x";
+	report.family = "ray";
+	report.role = event_role::victim;
+	cuda.id = "cuda.x";
+	cuda.family = "cuda";
+	cuda.role = event_role::initiating;
+	cuda.cls = failure_class::cuda_error;
+	for (int same : {1, 0}) {
+		evidence ev;
+		uint32_t f = add(ev, "driver.log");
+		const int pids[] = {4101, 4188, 4263};
+		for (int k = 0; k < 3; k++) {
+			event w;
+			w.r = &report;
+			w.role = report.role;
+			w.file = f;
+			w.line = 10 + 10 * k;
+			w.pid = pids[k];
+			w.captures = {{"actor_id", "8d1c2f9a7b3e4c5d6e7f809102000000"}, {"task", "Trainer.step"}};
+			ev.add(std::move(w));
+			event c;
+			c.r = &cuda;
+			c.role = cuda.role;
+			c.cls = same || k == 0 ? failure_class::cuda_error : failure_class::host_oom;
+			c.file = f;
+			c.line = 11 + 10 * k;
+			c.pid = pids[k];
+			ev.add(std::move(c));
+		}
+		settle_ray(ev, 1, failure_class::cuda_error);
+		DIAG_CK_STR_EQ(ev.links.ray.actor_id, "8d1c2f9a7b3e4c5d6e7f809102000000");
+		ck_assert_int_eq(ev.links.ray.retries, 2);
+		ck_assert_int_eq(ev.links.ray.same_failure, same);
+	}
+	// No Ray line at all: nothing to link.
+	evidence none;
+	uint32_t f = add(none, "job.out");
+	event c;
+	c.r = &cuda;
+	c.file = f;
+	c.pid = 7;
+	none.add(std::move(c));
+	settle_ray(none, 0, failure_class::cuda_error);
+	ck_assert(!none.links.ray.present());
+}
+END_TEST
+
 START_TEST(links_in_json_only_when_known)
 {
 	verdict v;
@@ -188,6 +241,7 @@ int main()
 	tcase_add_test(t, wandb_summary_finite_says_nothing);
 	tcase_add_test(t, wandb_metadata_gives_the_machine);
 	tcase_add_test(t, wandb_link_composes_the_url);
+	tcase_add_test(t, ray_actor_restarts_are_retries);
 	tcase_add_test(t, links_in_json_only_when_known);
 	suite_add_tcase(s, t);
 	return diag_ck_run(s);
