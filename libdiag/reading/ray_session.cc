@@ -162,6 +162,10 @@ void unwrap_ray(evidence &ev)
 		}
 		if (from_ray(e) && !e.capture("task").empty() && e.pid > 0 && e.kind != rule_kind::rank_map &&
 		    e.role != event_role::initiating) {
+			// The header names its worker: the rank is that pid's, not one
+			// taken from the lines around it.
+			if (!e.capture("pid").empty())
+				e.rank = -1;
 			wraps[writer] = {static_cast<long>(i), e.line, e.pid, e.host};
 			continue;
 		}
