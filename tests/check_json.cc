@@ -86,6 +86,34 @@ START_TEST(json_nulls_when_nobody_is_singled_out)
 }
 END_TEST
 
+START_TEST(json_additive_fields_only_when_there_is_something_to_say)
+{
+	verdict v = sample();
+	json_t *j = parse(verdict_to_json(v, false));
+	ck_assert_ptr_null(json_object_get(j, "suspects"));
+	ck_assert_ptr_null(json_object_get(j, "nan"));
+	ck_assert_ptr_null(json_object_get(j, "refused"));
+	json_decref(j);
+	v.suspects.push_back(verdict_suspect{9, "node02", "never enqueued #120 all_reduce"});
+	v.suspects.push_back(verdict_suspect{14, "", "no flight-recorder dump"});
+	v.has_nan = true;
+	v.nan_cause = "overflow";
+	v.nan_step = 4120;
+	v.refused.push_back(verdict_refused{"fr/rank_5", "forbidden pickle opcode REDUCE"});
+	j = parse(verdict_to_json(v, false));
+	json_t *s = json_object_get(j, "suspects");
+	ck_assert_uint_eq(json_array_size(s), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(s, 0), "rank")), 9);
+	ck_assert(json_is_null(json_object_get(json_array_get(s, 1), "host")));
+	json_t *n = json_object_get(j, "nan");
+	DIAG_CK_STR_EQ(std::string(json_string_value(json_object_get(n, "cause"))), "overflow");
+	ck_assert_int_eq(json_integer_value(json_object_get(n, "step")), 4120);
+	DIAG_CK_STR_EQ(std::string(json_string_value(json_object_get(json_array_get(json_object_get(j, "refused"), 0), "file"))),
+		       "fr/rank_5");
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(json_survives_invalid_utf8)
 {
 	verdict v = sample();
@@ -138,6 +166,7 @@ static Suite *suite()
 	TCase *t = tcase_create("verdict");
 	tcase_add_test(t, json_has_contract_fields);
 	tcase_add_test(t, json_nulls_when_nobody_is_singled_out);
+	tcase_add_test(t, json_additive_fields_only_when_there_is_something_to_say);
 	tcase_add_test(t, json_survives_invalid_utf8);
 	tcase_add_test(t, comment_line_is_short_and_clean);
 	tcase_add_test(t, text_form_names_first_rank_and_action);

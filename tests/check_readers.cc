@@ -148,6 +148,15 @@ START_TEST(prefix_styles)
 	id = parse_prefix("[default3]:Traceback (most recent call last):");
 	ck_assert_int_eq(id.local_rank, 3);
 	ck_assert_int_eq(id.rank, -1);
+	// pdsh passing a traceback through: a host name (digits at the end),
+	// never an exception's name.
+	id = parse_prefix("node048: ImportError: cannot import name 'X'");
+	DIAG_CK_STR_EQ(std::string(id.host), "node048");
+	DIAG_CK_STR_EQ(std::string(id.body), "ImportError: cannot import name 'X'");
+	id = parse_prefix("gpu-a24:   File \"main.py\", line 12, in <module>");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-a24");
+	id = parse_prefix("ValueError: Expected input batch_size (18)");
+	ck_assert(id.host.empty());
 	id = parse_prefix("192.168.13.81: [rank19]: RuntimeError: boom");
 	DIAG_CK_STR_EQ(std::string(id.host), "192.168.13.81");
 	ck_assert_int_eq(id.rank, 19);

@@ -144,12 +144,40 @@ hang_view analyse_watchdogs(const evidence &ev)
 	return hv;
 }
 
+// The rank whose last progress is clearly the earliest: within one file,
+// the others carried on well past it while it printed nothing more.
+void earliest_progress(const evidence &ev, hang_view &hv)
+{
+	std::map<uint32_t, std::vector<std::pair<int64_t, int>>> by_file;
+	for (const auto &m : ev.rank_progress) {
+		if (m.is_task && !ev.tasks_are_ranks)
+			continue;
+		by_file[m.file].emplace_back(m.us, m.id);
+	}
+	for (auto &f : by_file) {
+		auto &v = f.second;
+		if (v.size() < 3)
+			continue;
+		std::sort(v.begin(), v.end());
+		int64_t gap = v[1].first - v[0].first, spread = v.back().first - v[1].first;
+		if (gap >= 10 * us_per_s && gap > 3 * spread) {
+			hv.suspects = {v[0].second};
+			hv.suspect_why = {"its last progress is " + std::to_string(gap / us_per_s) +
+					  " s before every other rank's"};
+			hv.why = hv.suspect_why.front();
+			return;
+		}
+	}
+}
+
 } // namespace
 
 void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);
 	hang_view &hv = cx.hv;
+	if (hv.suspects.empty() && hv.reporting > 0)
+		earliest_progress(cx.ev, hv);
 	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {
 		hv.suspects = cx.fr.suspects;
 		hv.suspect_why = cx.fr.suspect_why;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <set>
 
 namespace diag {
@@ -50,6 +51,14 @@ void job_window(diagnosis_context &cx)
 				hi = mx;
 		}
 	}
+	if (lo == no_time && hi == no_time) {
+		// Nothing of the job's own has a time: its end is near the last
+		// fault the kernel logged, and what came long before is older.
+		for (const auto &e : ev.events)
+			if (is_kernel(ev, e) && e.role == event_role::initiating && e.time_us != no_time)
+				hi = hi == no_time ? e.time_us : std::max(hi, e.time_us);
+		lo = hi;
+	}
 	cx.job_start_us = lo;
 	cx.job_end_us = hi;
 }
@@ -79,9 +88,17 @@ void drop_outside_window(diagnosis_context &cx)
 void drop_other_jobs(diagnosis_context &cx)
 {
 	evidence &ev = cx.ev;
-	if (ev.job.job_id.empty())
-		return;
 	std::string ours = ev.job.job_id.substr(0, ev.job.job_id.find_first_of("._"));
+	if (ours.empty()) {
+		// No sacct: the job the job's own Slurm lines name (STEP 699130.0).
+		std::map<std::string, int> named;
+		for (const auto &e : ev.events)
+			if (!is_kernel(ev, e) && !e.capture("job").empty())
+				named[e.capture("job")]++;
+		if (named.size() != 1)
+			return;
+		ours = named.begin()->first;
+	}
 	std::vector<const event *> foreign;
 	for (auto &e : ev.events) {
 		std::string job = e.capture("job");

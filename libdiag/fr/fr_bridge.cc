@@ -20,7 +20,9 @@ hang_structure analyse_fr_paths(const std::vector<std::string> &paths, evidence 
 	fr_collection c = fr_load_paths(paths, lo);
 	for (const auto &u : c.unreadable) {
 		ev.warnings.push_back(u.path + ": flight-recorder dump unreadable: " + u.error);
-		hs.refused.emplace_back(u.path, u.error);
+		// The error repeats the path; the verdict names the file once.
+		std::string why = u.error.rfind(u.path + ": ", 0) == 0 ? u.error.substr(u.path.size() + 2) : u.error;
+		hs.refused.emplace_back(u.path, why);
 	}
 	if (c.dumps.empty())
 		return hs;

@@ -45,6 +45,14 @@ struct plugin_task {
 	int local_task = -1;
 };
 
+// A rank's (or srun task's) last progress line in one file.
+struct rank_progress_mark {
+	uint32_t file = 0;
+	int id = -1;         // the rank, or the task when is_task
+	bool is_task = false;
+	int64_t us = 0;      // file-local µs (file_local_us)
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -70,6 +78,8 @@ public:
 	// Its time as the line said it, in µs comparable within one file only
 	// (no zone or year applied); absent when the line had none.
 	std::unordered_map<uint64_t, int64_t> last_progress_us;
+	// Per rank-labelled writer: its last progress (hangs: who stopped first).
+	std::vector<rank_progress_mark> rank_progress;
 	std::vector<plugin_task> plugin_tasks;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;

@@ -220,7 +220,13 @@ line_identity parse_prefix(std::string_view line)
 		if (colon != std::string_view::npos && colon > 0 && colon <= 63 && id.host.empty()) {
 			std::string_view tok = s.substr(0, colon);
 			std::string_view after = s.substr(colon + 2);
-			if (is_ipv4(tok) || (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0])))) {
+			// pdsh passes a traceback through as "node048: Traceback ...",
+			// "node048:   File ...", "node048: KeyError: 3": a name that
+			// ends in digits, as hosts do and exception names never.
+			bool host_then_text = !after.empty() && islower(static_cast<unsigned char>(tok[0])) &&
+					      is_digit(tok.back()) && (isupper(static_cast<unsigned char>(after[0])) || after[0] == ' ');
+			if (is_ipv4(tok) ||
+			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text))) {
 				id.host = tok;
 				s = after;
 				continue;

@@ -187,6 +187,7 @@ struct writer_state {
 	int tb_rank = -1;
 	uint64_t tb_rank_line = 0;
 	int tb_owner = -1; // the open traceback's rank, from such a header
+	uint64_t ident = 0; // who the writer is (find_writer's key)
 };
 
 // What one line says without any state: its literal hits, its prefixes
@@ -707,6 +708,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		else
 			writer_ids.emplace(ident, key);
 		writers.emplace_back();
+		writers.back().ident = ident;
 		return key;
 	};
 	ts_value file_last_ts;
@@ -998,8 +1000,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		settle(w);
 		if (w.progress_line)
 			ev.last_progress[writer_key(file, k)] = w.progress_line;
-		if (w.progress_line && w.progress_us != INT64_MIN)
+		if (w.progress_line && w.progress_us != INT64_MIN) {
 			ev.last_progress_us[writer_key(file, k)] = w.progress_us;
+			uint64_t kind_no = w.ident >> 40;
+			if (kind_no == 1 || kind_no == 2)
+				ev.rank_progress.push_back(rank_progress_mark{file, static_cast<int>(w.ident & ((1ull << 40) - 1)),
+									      kind_no == 2, w.progress_us});
+		}
 	}
 	source_file &sf = ev.source(file);
 	sf.bytes_read = lr.bytes_read();

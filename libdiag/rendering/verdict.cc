@@ -157,6 +157,13 @@ std::string verdict_to_text(const verdict &v)
 	}
 	if (!v.first_line.empty())
 		t += "         " + v.first_source + ": " + v.first_line + "\n";
+	for (const auto &s : v.suspects)
+		t += "suspect: " + rank_host(s.rank, s.host) + ": " + s.why + "\n";
+	if (v.has_nan)
+		t += "nan:     cause " + (v.nan_cause.empty() ? std::string("unknown") : v.nan_cause) +
+		     (v.nan_step >= 0 ? ", step " + std::to_string(v.nan_step) : std::string()) + "\n";
+	for (const auto &r : v.refused)
+		t += "refused: " + r.file + ": " + r.why + "\n";
 	t += "victims: " + std::to_string(v.victims.size()) + " rank" + (v.victims.size() == 1 ? "" : "s") + "\n";
 	t += "action:  " + std::string(action_name(v.action)) + ": " + v.action_text + "\n";
 	t += links_to_text(v.link_wandb, v.link_ray);

@@ -415,6 +415,9 @@ class Scenario:
                 self.hostpfx, self.label = False, True
             if self.nccl_mode == "none":
                 self.nccl_mode = nr.choice(["inline", "files"])
+            if not self.ulog_fmt and nr.random() < 0.35:
+                # a logging format with %(hostname)s next to the launcher's rank prefixes
+                self.ulog_fmt, self.ulog_host = "logger", True
             self.notes.append("hosts only via NCCL INFO lines%s" % (" and logger" if self.ulog_host else ""))
 
     def ulog(self, rk, t, level, msg, stream="err"):
@@ -1613,6 +1616,13 @@ class Scenario:
                 ta = self.watchdog_timeout(c, t_enq[c.r], C + 2, C + 2, C + 1, op=self.op, numel=nr.choice([1, 8, 1024]))
             dead[c.r] = (ta, -6, None)
         t_end = self.watchdog_wave(dead, c, t_enq, skip=c.r if c is not None else None)
+        if desync:
+            # the odd one out needs a majority: with fewer than two other ranks' timeouts
+            # in the logs (a 2-rank job, the rest SIGTERMed first) nothing singles it out
+            others = [r for r in self.fr if r != c.r]
+            if len(others) < 2:
+                self.set_first(None, self.t0)
+                self.notes.append("desync undecidable: %d other rank(s) reported a timeout" % len(others))
         if c is not None and not mismatch and not desync and self.fr and rng.random() < 0.5:
             self.fr_note(c, self.t0, self.C, self.C, self.C, self.op, self.numel, t_end - 1)
         if c is not None and c.r not in dead:
