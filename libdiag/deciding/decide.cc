@@ -22,12 +22,13 @@ void from_first_fault(diagnosis_context &cx)
 	d.first_rank = b->rank >= 0 ? b->rank : d.borrowed_rank;
 	d.first_host = b->host;
 	// A fault that names no rank (an Xid without a bus-id map) on the node
-	// of the one rank the hang's structure singles out: that rank's.
+	// where the one rank the hang's structure singles out is known to run:
+	// that rank's.
 	if (d.first_rank < 0 && !job_level(d.cls) && cx.hv.suspects.size() == 1) {
 		int s = cx.hv.suspects[0];
 		const rank_info *ri = cx.ev.ranks.by_rank(s);
 		int s_host = ri ? ri->host : -1;
-		if (b->host < 0 || s_host < 0 || s_host == b->host) {
+		if (b->host >= 0 && s_host == b->host) {
 			d.first_rank = s;
 			d.borrowed_rank = s;
 			d.notes.push_back("the first fault names no rank; rank " + std::to_string(s) + " is the one " + cx.hv.why);
