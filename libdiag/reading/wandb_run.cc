@@ -93,6 +93,13 @@ std::string quote_nonfinite(std::string_view text)
 	return out;
 }
 
+// The path of the source an event came from; empty for synthetic events
+// (sacct's, the engine's), which have none.
+std::string event_path(const evidence &ev, const event &e)
+{
+	return e.file < ev.sources().size() ? ev.sources()[e.file].path : std::string();
+}
+
 bool is_nonfinite(json_t *v, std::string &what)
 {
 	if (!json_is_string(v))
@@ -239,7 +246,7 @@ void settle_wandb(evidence &ev)
 		std::string prefix = d.dir + "/";
 		for (auto &e : ev.events)
 			// A line that names its rank may be another process's.
-			if (e.host < 0 && e.rank < 0 && ev.sources()[e.file].path.compare(0, prefix.size(), prefix) == 0)
+			if (e.host < 0 && e.rank < 0 && event_path(ev, e).compare(0, prefix.size(), prefix) == 0)
 				e.host = h;
 	}
 }
@@ -251,7 +258,7 @@ void link_wandb(evidence &ev, long first_event)
 	std::string run_dir, run_id;
 	bool offline = false;
 	if (first_event >= 0 && static_cast<size_t>(first_event) < ev.events.size())
-		wandb_run_from_path(ev.sources()[ev.events[static_cast<size_t>(first_event)].file].path, run_dir, run_id, offline);
+		wandb_run_from_path(event_path(ev, ev.events[static_cast<size_t>(first_event)]), run_dir, run_id, offline);
 	if (run_id.empty()) {
 		std::string best_name;
 		for (const auto &s : ev.sources()) {
@@ -277,7 +284,7 @@ void link_wandb(evidence &ev, long first_event)
 		// Lines of another run directory describe another run.
 		std::string dir, id;
 		bool off;
-		if (!run_id.empty() && wandb_run_from_path(ev.sources()[e.file].path, dir, id, off) && id != run_id)
+		if (!run_id.empty() && wandb_run_from_path(event_path(ev, e), dir, id, off) && id != run_id)
 			continue;
 		std::string named = e.capture("wandb_run");
 		if (!run_id.empty() && !named.empty() && named != run_id)
