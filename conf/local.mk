@@ -17,8 +17,10 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/numeric.yaml \
 	%reldir%/signatures/progress.yaml \
 	%reldir%/signatures/python.yaml \
+	%reldir%/signatures/ray.yaml \
 	%reldir%/signatures/slurm.yaml \
 	%reldir%/signatures/torchrun.yaml \
+	%reldir%/signatures/wandb.yaml \
 	%reldir%/signatures/watchdog.yaml \
 	$(NULL)
 EXTRA_DIST += %reldir%/signatures/SCHEMA.md

@@ -20,6 +20,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/model/failure_class.hh %reldir%/model/failure_class.cc \
 	%reldir%/model/event.hh \
 	%reldir%/model/evidence.hh %reldir%/model/evidence.cc \
+	%reldir%/model/run_links.hh \
 	%reldir%/config/yaml_doc.hh %reldir%/config/yaml_doc.cc \
 	%reldir%/reading/source_sniff.hh %reldir%/reading/source_sniff.cc \
 	%reldir%/reading/line_reader.hh %reldir%/reading/line_reader.cc \
@@ -34,6 +35,8 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/gpu_health_readers.hh %reldir%/reading/gpu_health_sniff.cc \
 	%reldir%/reading/dcgm_exporter_reader.cc %reldir%/reading/dcgmi_reader.cc \
 	%reldir%/reading/nvidia_smi_reader.cc \
+	%reldir%/reading/ray_session.hh %reldir%/reading/ray_session.cc \
+	%reldir%/reading/wandb_run.hh %reldir%/reading/wandb_run.cc \
 	%reldir%/matching/literal_set.hh %reldir%/matching/literal_set.cc \
 	%reldir%/matching/regex.hh %reldir%/matching/regex.cc \
 	%reldir%/matching/signature.hh %reldir%/matching/signature.cc \
@@ -62,6 +65,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/corroboration.hh %reldir%/deciding/corroboration.cc \
 	%reldir%/rendering/utf8.hh %reldir%/rendering/utf8.cc \
 	%reldir%/rendering/verdict.hh %reldir%/rendering/verdict.cc \
+	%reldir%/rendering/links.hh %reldir%/rendering/links.cc \
 	%reldir%/rendering/explain.hh \
 	%reldir%/rendering/wording.cc \
 	%reldir%/rendering/next_action.cc \

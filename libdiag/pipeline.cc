@@ -5,10 +5,12 @@
 #include "reading/gpu_health_readers.hh"
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
+#include "reading/ray_session.hh"
 #include "reading/sacct_reader.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_log_reader.hh"
 #include "reading/torchelastic_reader.hh"
+#include "reading/wandb_run.hh"
 
 #include <algorithm>
 #include <cerrno>
@@ -134,6 +136,9 @@ void analysis::add_path(const std::string &path, bool job_output)
 
 void analysis::add_file(const std::string &path, int depth)
 {
+	// Walking into a Ray session or a W&B run: only their logs are read.
+	if (depth > 0 && (ray_walk_skips(path) || wandb_walk_skips(path)))
+		return;
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	if (an_opts.no_follow)
 		flags |= O_NOFOLLOW;
@@ -288,6 +293,11 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 			an_notes.push_back(note);
 			return;
 		}
+		if (read_wandb_json(text, idx, an_ev)) {
+			an_ev.source(idx).kind = source_kind::job_log;
+			an_usable++;
+			return;
+		}
 		// Not a JSON we know (or not JSON at all: a log whose first line
 		// is a dict): read it as a log.
 		an_ev.source(idx).kind = source_kind::job_log;
@@ -297,6 +307,10 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 		return;
 	}
 	uint32_t idx = an_ev.add_source(sf);
+	int ray_pid;
+	std::string ray_job;
+	if (ray_file_hint(path, ray_pid, ray_job))
+		an_ev.links.ray_file_pid[idx] = {ray_pid, ray_job};
 	if (!read_text_log(lr, idx, sr.kind, an_rules, an_ev))
 		warn(path + ": read error after " + std::to_string(lr.bytes_read()) + " bytes: " + strerror(lr.error()));
 	if (lr.bytes_skipped())
@@ -360,6 +374,8 @@ std::string set_aside_hardware_claims(evidence &ev)
 verdict analysis::run()
 {
 	std::string claims = set_aside_hardware_claims(an_ev);
+	unwrap_ray(an_ev);
+	settle_wandb(an_ev);
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
@@ -386,6 +402,10 @@ verdict analysis::run()
 		v.notes.push_back(n);
 	if (!claims.empty())
 		v.notes.push_back(claims);
+	settle_ray(an_ev, v.first_event, v.cls);
+	link_wandb(an_ev, v.first_event);
+	v.link_wandb = an_ev.links.wandb;
+	v.link_ray = an_ev.links.ray;
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;

@@ -22,6 +22,7 @@ include %reldir%/timestamp.mk
 include %reldir%/fr.mk
 include %reldir%/sim.mk
 include %reldir%/realworld.mk
+include %reldir%/runlinks.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
 include %reldir%/metrics.mk

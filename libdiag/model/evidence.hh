@@ -4,6 +4,7 @@
 
 #include "model/event.hh"
 #include "aligning/rank_map.hh"
+#include "model/run_links.hh"
 
 #include <map>
 #include <string>
@@ -101,6 +102,8 @@ public:
 	bool tasks_are_ranks = true;
 	// Per host: boot time (UTC µs) when a source said so.
 	std::map<int, int64_t> boot_time;
+	// The W&B run and Ray job the sources belong to (additive verdict links).
+	run_links links;
 
 private:
 	std::vector<std::string> ev_hosts;

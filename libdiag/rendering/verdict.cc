@@ -2,6 +2,7 @@
 
 #include "rendering/markup_escape.hh"
 #include "rendering/utf8.hh"
+#include "rendering/links.hh"
 
 #include <jansson.h>
 
@@ -120,6 +121,8 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 		json_object_set_new(o, "step", v.nan_step >= 0 ? json_integer(v.nan_step) : json_null());
 		json_object_set_new(root, "nan", o);
 	}
+	if (json_t *links = links_to_json(v.link_wandb, v.link_ray))
+		json_object_set_new(root, "links", links);
 	if (!v.refused.empty()) {
 		json_t *ra = json_array();
 		for (const auto &r : v.refused) {
@@ -168,6 +171,7 @@ std::string verdict_to_text(const verdict &v)
 		for (const auto &c : v.corroboration)
 			t += std::string("  ") + (c.agrees ? "[agrees] " : "[contradicts] ") + c.detail + "\n";
 	}
+	t += links_to_text(v.link_wandb, v.link_ray);
 	if (!v.evidence.empty()) {
 		t += "\nevidence:\n";
 		for (const auto &e : v.evidence) {

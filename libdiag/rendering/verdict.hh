@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/failure_class.hh"
+#include "model/run_links.hh"
 
 #include <map>
 #include <string>
@@ -52,6 +53,8 @@ struct verdict_refused {
 
 struct verdict {
 	std::string job_id;           // empty: null
+	wandb_link link_wandb;        // additive "links" (DESIGN.md), when present
+	ray_link link_ray;
 	failure_class cls = failure_class::unknown;
 	std::string summary;
 	std::string cause;            // the summary's "what" without "who" (for the comment)
