@@ -24,3 +24,4 @@ include %reldir%/sim.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
 include %reldir%/bench.mk
+include %reldir%/fuzz/local.mk

@@ -81,6 +81,14 @@ bool rule_set::load_file(const std::string &path, std::string &err)
 	return add_rules(*doc, path, err);
 }
 
+bool rule_set::load_string(std::string_view text, const std::string &name, std::string &err)
+{
+	auto doc = load_yaml_string(text, name, err);
+	if (!doc)
+		return false;
+	return add_rules(*doc, name, err);
+}
+
 bool rule_set::add_rules(const ynode &doc, const std::string &path, std::string &err)
 {
 	const ynode *family = doc.get("family");

@@ -93,6 +93,8 @@ public:
 	// false with "file:line: reason" in err; nothing is half-loaded.
 	bool load_dir(const std::string &dir, std::string &err);
 	bool load_file(const std::string &path, std::string &err);
+	// load_file for YAML held in memory; name stands for the path in errors.
+	bool load_string(std::string_view text, const std::string &name, std::string &err);
 	// Builds the prefilter.
 	void finalize();
 	// Samples that another rule wins (a priority conflict), one line each.
