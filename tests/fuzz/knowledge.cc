@@ -55,10 +55,11 @@ struct scratch {
 	static void cleanup();
 };
 
+// Never destroyed: cleanup() runs at exit, after static destructors.
 scratch &the_scratch()
 {
-	static scratch s;
-	return s;
+	static scratch *s = new scratch;
+	return *s;
 }
 
 void scratch::cleanup()

@@ -114,7 +114,9 @@ fuzz: $(check_PROGRAMS)
 .PHONY: fuzz
 
 EXTRA_DIST += %reldir%/run.sh %reldir%/replay_main.cc %reldir%/seeds %reldir%/regressions \
-	%reldir%/spank_options.seeds %reldir%/spank_plugstack.seeds \
+	%reldir%/text_log.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds %reldir%/plugin_records.seeds \
+	%reldir%/fr_pickle.seeds %reldir%/fr_json.seeds %reldir%/signatures.seeds %reldir%/knowledge.seeds \
+	%reldir%/epilog_config.seeds %reldir%/spank_options.seeds %reldir%/spank_plugstack.seeds \
 	%reldir%/text_log.dict %reldir%/sacct.dict %reldir%/torchelastic.dict %reldir%/plugin_records.dict \
 	%reldir%/fr_pickle.dict %reldir%/fr_json.dict %reldir%/signatures.dict %reldir%/knowledge.dict \
 	%reldir%/epilog_config.dict %reldir%/spank_options.dict %reldir%/spank_plugstack.dict
