@@ -25,3 +25,4 @@ include %reldir%/spank.mk
 include %reldir%/epilog.mk
 include %reldir%/bench.mk
 include %reldir%/fuzz/local.mk
+include %reldir%/sanitized.mk

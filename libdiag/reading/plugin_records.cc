@@ -2,6 +2,7 @@
 
 #include <jansson.h>
 
+#include <cstdint>
 #include <cstring>
 
 namespace diag {
@@ -42,7 +43,7 @@ bool one_record(json_t *o, uint32_t file, evidence &ev)
 		json_t *clk = json_object_get(o, "clock");
 		if (json_is_object(clk)) {
 			long long btime = jint(clk, "btime");
-			if (btime > 0)
+			if (btime > 0 && btime < INT64_MAX / us_per_s) // beyond: no time, nor an overflow
 				ev.boot_time[pt.node] = btime * us_per_s;
 		}
 		ev.plugin_tasks.push_back(pt);

@@ -98,12 +98,13 @@ endif
 
 TEST_EXTENSIONS += .seeds
 SEEDS_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/run.sh $(FUZZ_ENGINE) check
-TESTS += %reldir%/text_log.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds \
+FUZZ_TESTS = %reldir%/text_log.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds \
 	%reldir%/plugin_records.seeds %reldir%/fr_pickle.seeds %reldir%/fr_json.seeds \
 	%reldir%/signatures.seeds %reldir%/knowledge.seeds %reldir%/epilog_config.seeds
 if BUILD_SPANK
-TESTS += %reldir%/spank_options.seeds %reldir%/spank_plugstack.seeds
+FUZZ_TESTS += %reldir%/spank_options.seeds %reldir%/spank_plugstack.seeds
 endif
+TESTS += $(FUZZ_TESTS)
 
 FUZZ_SECONDS = 60
 fuzz: $(check_PROGRAMS)
