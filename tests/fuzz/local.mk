@@ -107,11 +107,16 @@ endif
 TESTS += $(FUZZ_TESTS)
 
 FUZZ_SECONDS = 60
+if ENABLE_FUZZING
 fuzz: $(check_PROGRAMS)
 	@fail=0; for t in $(FUZZ_NAMES); do \
 	  top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' TZ=UTC \
 	    $(SHELL) $(srcdir)/%reldir%/run.sh $(FUZZ_ENGINE) fuzz $$t $(FUZZ_SECONDS) || fail=1; \
 	done; exit $$fail
+else
+fuzz:
+	@echo "make fuzz needs ./configure --enable-fuzzing (clang-14, libclang-rt-14-dev)" >&2; exit 1
+endif
 .PHONY: fuzz
 
 EXTRA_DIST += %reldir%/run.sh %reldir%/replay_main.cc %reldir%/seeds %reldir%/regressions \
