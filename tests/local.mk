@@ -29,3 +29,5 @@ include %reldir%/metrics.mk
 include %reldir%/bench.mk
 include %reldir%/console.mk
 include %reldir%/records.mk
+include %reldir%/fuzz/local.mk
+include %reldir%/sanitized.mk

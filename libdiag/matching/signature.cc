@@ -89,6 +89,14 @@ bool rule_set::load_file(const std::string &path, std::string &err, const std::s
 	return add_rules(*doc, path, layer, err);
 }
 
+bool rule_set::load_string(std::string_view text, const std::string &name, std::string &err)
+{
+	auto doc = load_yaml_string(text, name, err);
+	if (!doc)
+		return false;
+	return add_rules(*doc, name, "shipped", err);
+}
+
 bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::string &layer, std::string &err)
 {
 	const ynode *family = doc.get("family");

@@ -105,6 +105,8 @@ public:
 	// that is optional may be missing or empty.
 	bool load_layer(const std::string &dir, const std::string &layer, bool optional, std::string &err);
 	bool load_file(const std::string &path, std::string &err, const std::string &layer = "shipped");
+	// load_file for YAML held in memory; name stands for the path in errors.
+	bool load_string(std::string_view text, const std::string &name, std::string &err);
 	// Builds the prefilter.
 	void finalize();
 	// Samples that another rule wins (a priority conflict), one line each.

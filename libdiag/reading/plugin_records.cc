@@ -3,6 +3,7 @@
 #include <jansson.h>
 
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -67,7 +68,7 @@ bool one_record(json_t *o, uint32_t file, evidence &ev)
 		json_t *clk = json_object_get(o, "clock");
 		if (json_is_object(clk)) {
 			long long btime = jint(clk, "btime");
-			if (btime > 0)
+			if (btime > 0 && btime < INT64_MAX / us_per_s) // beyond: no time, nor an overflow
 				ev.boot_time[pt.node] = btime * us_per_s;
 			pt.start_us = ns_to_us(clk, "realtime_ns");
 			pt.srun_us = ns_to_us(clk, "srun_realtime_ns");

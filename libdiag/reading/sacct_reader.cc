@@ -3,6 +3,7 @@
 #include <jansson.h>
 
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -144,7 +145,10 @@ bool read_sacct_json(std::string_view text, evidence &ev)
 		auto epoch = [](json_t *v) -> int64_t {
 			if (json_is_object(v))
 				v = json_object_get(v, "number");
-			return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) * us_per_s : no_time;
+			// Seconds past what int64 microseconds hold are no time (nor an overflow).
+			return json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < INT64_MAX / us_per_s
+				       ? json_integer_value(v) * us_per_s
+				       : no_time;
 		};
 		if (json_is_object(tm)) {
 			ev.job.start_us = epoch(json_object_get(tm, "start"));

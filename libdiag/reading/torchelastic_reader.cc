@@ -66,7 +66,8 @@ bool read_torchelastic(std::string_view text, uint32_t file, rule_set &rules, ev
 		if (tsj) {
 			double secs = json_is_string(tsj) ? atof(json_string_value(tsj))
 				      : json_is_number(tsj) ? json_number_value(tsj) : 0;
-			if (secs > 0) {
+			// Beyond int64 microseconds is no time (and converting it would be undefined).
+			if (secs > 0 && secs < 9.2e12) {
 				e.ts.kind = ts_kind::absolute;
 				e.ts.epoch_us = static_cast<int64_t>(secs * 1e6);
 			}
