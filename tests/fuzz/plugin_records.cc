@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sf.path = "ranks/0.3.json";
 	sf.kind = source_kind::rank_map_file;
 	uint32_t file = ev.add_source(sf);
-	if (read_plugin_records(fuzz_bytes(data, size), file, ev))
+	long long refused_schema = 0;
+	if (read_plugin_records(fuzz_bytes(data, size), file, ev, refused_schema) == records_read::read)
 		apply_plugin_records(ev);
 	return 0;
 }
