@@ -491,6 +491,26 @@ START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 }
 END_TEST
 
+START_TEST(host_resolution_names_a_node_not_its_address)
+{
+	fixture f;
+	int ip = f.ev.intern_host("10.19.0.1");
+	f.ev.intern_host("hpc-g004");
+	rank_info ri;
+	ri.rank = 0;
+	ri.host = ip;
+	f.ev.ranks.add(ri);
+	// "10.19.0.1:   host      : hpc-g004" in torchrun's failure block.
+	event &bh = f.add(failure_class::unknown, event_role::context, -1, 0, 51);
+	bh.host = ip;
+	bh.captures = {{"block_host", "hpc-g004"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.first_rank = 0;
+	pass_host_resolution(cx);
+	ck_assert_str_eq(f.ev.host_name(cx.d.first_host).c_str(), "hpc-g004");
+}
+END_TEST
+
 START_TEST(confidence_drops_when_another_rank_ties)
 {
 	fixture f;
@@ -542,6 +562,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
+	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	suite_add_tcase(s, t);
 	return s;
 }

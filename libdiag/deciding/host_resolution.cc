@@ -10,6 +10,7 @@
 #include "reading/line_prefix.hh"
 #include "reading/plugin_records.hh"
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -287,6 +288,43 @@ int lost_node(const diagnosis_context &cx)
 	return ev.intern_host(silent[0]);
 }
 
+bool ip_literal(const std::string &h)
+{
+	if (h.empty())
+		return false;
+	bool v4 = true;
+	for (char c : h)
+		v4 = v4 && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+	return v4 || h.find(':') != std::string::npos;
+}
+
+// A launcher that prefixes lines with the node's address (pdsh -w by IP)
+// names the node itself inside them: torchrun's failure block under
+// "10.84.0.2:" says "host : node042". The name, not the address, is what
+// an admin drains.
+int named_host(const evidence &ev, int host)
+{
+	if (host < 0 || !ip_literal(ev.host_name(host)))
+		return host;
+	std::string name;
+	for (const auto &e : ev.events) {
+		if (e.host != host)
+			continue;
+		std::string bh = e.capture("block_host");
+		if (bh.empty() || ip_literal(bh) || loopback_name(bh))
+			continue;
+		if (!name.empty() && name != bh)
+			return host; // two names for one address: keep the address
+		name = bh;
+	}
+	if (name.empty())
+		return host;
+	for (size_t i = 0; i < ev.host_count(); i++)
+		if (ev.host_name(static_cast<int>(i)) == name)
+			return static_cast<int>(i);
+	return host;
+}
+
 } // namespace
 
 void pass_host_resolution(diagnosis_context &cx)
@@ -296,9 +334,12 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = lost_node(cx);
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
-	for (auto &s : d.suspects)
+	d.first_host = named_host(cx.ev, d.first_host);
+	for (auto &s : d.suspects) {
 		if (s.host < 0)
 			s.host = host_of_rank(cx.ev, s.rank);
+		s.host = named_host(cx.ev, s.host);
+	}
 }
 
 } // namespace diag
