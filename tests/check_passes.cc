@@ -511,6 +511,21 @@ START_TEST(host_resolution_names_a_node_not_its_address)
 }
 END_TEST
 
+START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
+{
+	for (int nodes = 1; nodes <= 2; nodes++) {
+		fixture f;
+		f.ev.job.nodelist = nodes == 1 ? "gpu-a34" : "gpu-a[34-35]";
+		// "0: [default3]:ModuleNotFoundError ..." and no failure block.
+		event &crash = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+		crash.task = 0;
+		crash.local_rank = 3;
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 3 : -1);
+	}
+}
+END_TEST
+
 START_TEST(confidence_drops_when_another_rank_ties)
 {
 	fixture f;
@@ -563,6 +578,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
+	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	suite_add_tcase(s, t);
 	return s;
 }

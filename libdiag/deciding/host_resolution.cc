@@ -57,6 +57,9 @@ void apply_rank_layouts(evidence &ev)
 	}
 }
 
+std::vector<std::string> expand_nodelist(const std::string &list);
+bool ip_literal(const std::string &h);
+
 // A name every machine has for itself: it tells no node apart.
 bool loopback_name(const std::string &h)
 {
@@ -100,6 +103,28 @@ void resolve_agent_workers(evidence &ev)
 	}
 	for (const auto &k : ambiguous)
 		worker.erase(k);
+	// One agent on a job of one node: torchrun's global ranks are its
+	// local ranks (nnodes 1), whether or not a failure block says so.
+	std::set<int> agents;
+	for (const auto &e : ev.events)
+		if (e.task >= 0 && e.local_rank >= 0)
+			agents.insert(e.task);
+	size_t nodes = expand_nodelist(ev.job.nodelist).size();
+	if (ev.job.nodelist.empty()) {
+		// No node list from Slurm: every node the logs name.
+		for (size_t h = 0; h < ev.host_count(); h++) {
+			const std::string &n = ev.host_name(static_cast<int>(h));
+			if (!loopback_name(n) && !ip_literal(n))
+				nodes++;
+		}
+	}
+	if (agents.size() == 1 && nodes == 1)
+		for (const auto &e : ev.events)
+			if (e.task >= 0 && e.local_rank >= 0) {
+				auto k = std::make_pair(e.task, e.local_rank);
+				if (!worker.count(k) && !ambiguous.count(k))
+					worker.emplace(k, e.local_rank);
+			}
 	for (auto &e : ev.events) {
 		if (e.rank >= 0 || e.task < 0 || e.local_rank < 0)
 			continue;
