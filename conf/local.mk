@@ -7,6 +7,7 @@ denpexsigdir = $(pkgdatadir)/signatures
 dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
 	%reldir%/signatures/filesystem.yaml \
+	%reldir%/signatures/frameworks.yaml \
 	%reldir%/signatures/gloo.yaml \
 	%reldir%/signatures/gpu.yaml \
 	%reldir%/signatures/handled.yaml \
@@ -17,6 +18,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/numeric.yaml \
 	%reldir%/signatures/progress.yaml \
 	%reldir%/signatures/python.yaml \
+	%reldir%/signatures/ranks.yaml \
 	%reldir%/signatures/ray.yaml \
 	%reldir%/signatures/slurm.yaml \
 	%reldir%/signatures/torchrun.yaml \

@@ -919,6 +919,8 @@ void epilog_run::diagnose(int jfd)
 		o.max_bytes_per_file = c.max_bytes_per_file + 256;
 		o.job_id = jid.c_str();
 		o.no_follow = 1;
+		// The line is composed to fit, so the cause gives way, not the action.
+		o.comment_max_bytes = c.comment_max_bytes;
 		char *json = nullptr, *text = nullptr, *line = nullptr, *warn = nullptr, *html = nullptr;
 		denpex_status st = denpex_diagnose_sources_report(paths.data(), paths.size(), &o, &json, &text,
 								  &line, &warn, &html);

@@ -7,6 +7,7 @@
 #include "rendering/timeline_svg.hh"
 #include "rendering/metrics.hh"
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -42,11 +43,17 @@ std::vector<denpex_source> trusted(const char *const *paths, size_t npaths)
 
 extern "C" {
 
-void denpex_options_init(denpex_options *opts)
+void denpex_options_init_sized(denpex_options *opts, size_t size)
 {
-	if (!opts)
+	if (!opts || size < sizeof(size_t))
 		return;
-	memset(opts, 0, sizeof(*opts));
+	denpex_options d;
+	memset(&d, 0, sizeof(d));
+	d.size = size < sizeof(d) ? size : sizeof(d);
+	memcpy(opts, &d, d.size);
+	// Zero what this library does not know of in a newer caller's struct.
+	if (size > sizeof(d))
+		memset(reinterpret_cast<char *>(opts) + sizeof(d), 0, size - sizeof(d));
 }
 
 denpex_status denpex_diagnose_paths(const char *const *paths, size_t npaths, const denpex_options *opts,
@@ -113,6 +120,18 @@ denpex_status diagnose(const denpex_source *sources, size_t npaths, const denpex
 		}
 		diag::pipeline_options po;
 		std::string warn_text;
+		// The caller's struct up to its size, defaults beyond it.
+		denpex_options o;
+		memset(&o, 0, sizeof(o));
+		if (opts) {
+			if (opts->size < offsetof(denpex_options, conf_dir)) {
+				last_error = "denpex_options not initialised (use denpex_options_init)";
+				return DENPEX_ERR_ARGS;
+			}
+			memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+			opts = &o;
+		}
+		size_t comment_max = opts && opts->comment_max_bytes ? opts->comment_max_bytes : DENPEX_COMMENT_MAX_BYTES;
 		if (opts) {
 			if (opts->conf_dir)
 				po.conf_dir = opts->conf_dir;
@@ -144,7 +163,7 @@ denpex_status diagnose(const denpex_source *sources, size_t npaths, const denpex
 		if (verdict_text)
 			*verdict_text = dup_string(diag::verdict_to_text(v));
 		if (comment_line)
-			*comment_line = dup_string(diag::verdict_to_comment(v));
+			*comment_line = dup_string(diag::verdict_to_comment(v, comment_max));
 		if (warnings)
 			*warnings = dup_string(warn_text);
 		if (report_html) {

@@ -24,7 +24,13 @@ typedef enum {
 	DENPEX_ERR_INTERNAL = 4,
 } denpex_status;
 
+/* Options that can grow: `size` is sizeof(denpex_options) as the caller was
+ * compiled, set by denpex_options_init(). The library reads only the fields
+ * that fit in it and gives every later field its default, so a caller
+ * built against an older header keeps working when options are added here.
+ * New fields go at the end, never between. */
 typedef struct denpex_options {
+	size_t size;
 	/* Directory with signatures/ xid.yaml actions.yaml; NULL: the installed one
 	 * (or $DENPEX_CONF_DIR). */
 	const char *conf_dir;
@@ -36,10 +42,18 @@ typedef struct denpex_options {
 	int default_tz_offset_s;
 	/* Non-zero: refuse to follow symlinks when opening files (O_NOFOLLOW). */
 	int no_follow;
+	/* Most bytes of the comment line; the cause gives way first, so class,
+	 * rank, host and action survive. 0: DENPEX_COMMENT_MAX_BYTES. */
+	size_t comment_max_bytes;
 } denpex_options;
 
-/* Fills defaults into *opts. */
-DENPEX_API void denpex_options_init(denpex_options *opts);
+/* The comment line's length when comment_max_bytes is 0. */
+#define DENPEX_COMMENT_MAX_BYTES 250
+
+/* Fills defaults into opts[0], a struct of `size` bytes (sizeof as the caller
+ * sees it). Use the denpex_options_init() macro. */
+DENPEX_API void denpex_options_init_sized(denpex_options *opts, size_t size);
+#define denpex_options_init(opts) denpex_options_init_sized((opts), sizeof(*(opts)))
 
 /* Diagnoses the files and directories in paths[0..npaths). On DENPEX_OK the
  * verdict comes back as JSON (schema 1, as `denpex diagnose --json`), as the

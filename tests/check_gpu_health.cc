@@ -88,13 +88,13 @@ verdict hw_verdict(evidence &ev, const std::string &confidence)
 
 START_TEST(bus_ids_normalize)
 {
-	ck_assert_str_eq(normalize_bus_id("00000000:5D:00.0").c_str(), "0000:5d:00");
-	ck_assert_str_eq(normalize_bus_id("0000:5d:00").c_str(), "0000:5d:00");
-	ck_assert_str_eq(normalize_bus_id("5d:00.0").c_str(), "0000:5d:00");
-	ck_assert_str_eq(normalize_bus_id("00000001:5D:00.0").c_str(), "0001:5d:00");
-	ck_assert_str_eq(normalize_bus_id("10000000:5D:00.0").c_str(), "");
-	ck_assert_str_eq(normalize_bus_id("GPU-1234").c_str(), "");
-	ck_assert_str_eq(normalize_bus_id("").c_str(), "");
+	DIAG_CK_STR_EQ(normalize_bus_id("00000000:5D:00.0"), "0000:5d:00");
+	DIAG_CK_STR_EQ(normalize_bus_id("0000:5d:00"), "0000:5d:00");
+	DIAG_CK_STR_EQ(normalize_bus_id("5d:00.0"), "0000:5d:00");
+	DIAG_CK_STR_EQ(normalize_bus_id("00000001:5D:00.0"), "0001:5d:00");
+	DIAG_CK_STR_EQ(normalize_bus_id("10000000:5D:00.0"), "");
+	DIAG_CK_STR_EQ(normalize_bus_id("GPU-1234"), "");
+	DIAG_CK_STR_EQ(normalize_bus_id(""), "");
 }
 END_TEST
 
@@ -104,7 +104,7 @@ START_TEST(dcgm_exporter_fixture)
 	const gpu_observation *x = find(h, gpu_counter::xid, "0000:5d:00");
 	ck_assert_ptr_nonnull(x);
 	ck_assert(x->value == 79);
-	ck_assert_str_eq(x->host.c_str(), "node02");
+	DIAG_CK_STR_EQ(x->host, "node02");
 	ck_assert_int_eq(x->gpu_index, 3);
 	const gpu_observation *clean = find(h, gpu_counter::xid, "0000:1b:00");
 	ck_assert_ptr_nonnull(clean);
@@ -126,7 +126,7 @@ START_TEST(dcgmi_fixtures)
 	ck_assert_ptr_nonnull(find(d, gpu_counter::diag_result, "", 3));
 	ck_assert(find(d, gpu_counter::diag_result, "", 3)->value == 1);
 	ck_assert(find(d, gpu_counter::diag_result, "", 0)->value == 0);
-	ck_assert_str_eq(find(d, gpu_counter::diag_result, "", 3)->detail.c_str(), "GPU Memory");
+	DIAG_CK_STR_EQ(find(d, gpu_counter::diag_result, "", 3)->detail, "GPU Memory");
 }
 END_TEST
 
@@ -180,12 +180,12 @@ START_TEST(corroboration_agrees_and_contradicts)
 	evidence ev1;
 	verdict v1 = hw_verdict(ev1, "medium");
 	corroborate(v1, ev1, agree);
-	ck_assert_str_eq(v1.gpu_bus.c_str(), "0000:5d:00");
+	DIAG_CK_STR_EQ(v1.gpu_bus, "0000:5d:00");
 	ck_assert_int_eq(v1.gpu_xid, 79);
 	ck_assert_int_ge(v1.corroboration.size(), 1);
 	ck_assert(v1.corroboration[0].agrees);
 	ck_assert_msg(v1.corroboration[0].detail.find("Xid 79") != std::string::npos, "%s", v1.corroboration[0].detail.c_str());
-	ck_assert_str_eq(v1.confidence.c_str(), "high");
+	DIAG_CK_STR_EQ(v1.confidence, "high");
 
 	// The same GPU with no Xid: contradicts, confidence one step down.
 	gpu_health none;
@@ -202,7 +202,7 @@ START_TEST(corroboration_agrees_and_contradicts)
 	corroborate(v2, ev2, none);
 	ck_assert_int_eq(v2.corroboration.size(), 1);
 	ck_assert(!v2.corroboration[0].agrees);
-	ck_assert_str_eq(v2.confidence.c_str(), "medium");
+	DIAG_CK_STR_EQ(v2.confidence, "medium");
 
 	// Another node's or GPU's counters say nothing.
 	gpu_health other = none;
@@ -211,7 +211,7 @@ START_TEST(corroboration_agrees_and_contradicts)
 	verdict v3 = hw_verdict(ev3, "high");
 	corroborate(v3, ev3, other);
 	ck_assert_int_eq(v3.corroboration.size(), 0);
-	ck_assert_str_eq(v3.confidence.c_str(), "high");
+	DIAG_CK_STR_EQ(v3.confidence, "high");
 
 	// Not a hardware verdict: DCGM is never the cause.
 	evidence ev4;
@@ -279,7 +279,7 @@ START_TEST(metrics_labels_escaped_and_not_a_verdict_refused)
 	metrics_add_epilog_run(s, 7, true);
 	metrics_state back;
 	ck_assert(metrics_state_from_json(metrics_state_to_json(s), back, err));
-	ck_assert_str_eq(metrics_exposition(back).c_str(), metrics_exposition(s).c_str());
+	DIAG_CK_STR_EQ(metrics_exposition(back), metrics_exposition(s));
 }
 END_TEST
 

@@ -96,7 +96,7 @@ START_TEST(utf8_replaces_every_ill_formed_byte)
 	const char *good[] = {"plain", "caf\xc3\xa9", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbd",
 			      "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xe2\x82\xac"};
 	for (const char *g : good)
-		ck_assert_str_eq(valid_utf8(g).c_str(), g);
+		DIAG_CK_STR_EQ(valid_utf8(g), g);
 }
 END_TEST
 
@@ -159,7 +159,7 @@ START_TEST(diagnosis_keeps_first_line_with_a_surrogate)
 	verdict v = an.run();
 	unlink(path.c_str());
 	rmdir(dir.c_str());
-	ck_assert_str_eq(std::string(class_name(v.cls)).c_str(), "cuda_oom");
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_oom");
 	json_t *j = parse(verdict_to_json(v, false));
 	json_t *line = json_object_get(json_object_get(j, "first"), "line");
 	ck_assert_msg(json_is_string(line), "first.line vanished");

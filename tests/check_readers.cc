@@ -55,9 +55,9 @@ START_TEST(reader_lines_and_last_line)
 	line_reader lr(fd);
 	auto lines = all_lines(lr);
 	ck_assert_uint_eq(lines.size(), 3);
-	ck_assert_str_eq(lines[0].c_str(), "one");
-	ck_assert_str_eq(lines[1].c_str(), "two\r");
-	ck_assert_str_eq(lines[2].c_str(), "three");
+	DIAG_CK_STR_EQ(lines[0], "one");
+	DIAG_CK_STR_EQ(lines[1], "two\r");
+	DIAG_CK_STR_EQ(lines[2], "three");
 	ck_assert_uint_eq(lr.line_no(), 3);
 	close(fd);
 }
@@ -92,8 +92,8 @@ START_TEST(reader_head_and_tail_cap)
 	int fd = temp_file(s);
 	line_reader lr(fd, 2000);
 	auto lines = all_lines(lr);
-	ck_assert_str_eq(lines.front().c_str(), "line 0");
-	ck_assert_str_eq(lines.back().c_str(), "line 9999");
+	DIAG_CK_STR_EQ(lines.front(), "line 0");
+	DIAG_CK_STR_EQ(lines.back(), "line 9999");
 	ck_assert_uint_gt(lr.bytes_skipped(), s.size() - 2100);
 	ck_assert_uint_le(lr.bytes_read(), 2100);
 	// No torn line from the jump into the tail.
@@ -124,18 +124,18 @@ START_TEST(clean_ansi_and_progress_bars)
 	c.for_each_segment("\x1b[31mred\x1b[0m text\r 26/67 [24:51<30:30]\r[E ProcessGroupNCCL.cpp:737] boom\r",
 			   [&](std::string_view s) { segs.emplace_back(s); });
 	ck_assert_uint_eq(segs.size(), 3);
-	ck_assert_str_eq(segs[0].c_str(), "red text");
-	ck_assert_str_eq(segs[2].c_str(), "[E ProcessGroupNCCL.cpp:737] boom");
+	DIAG_CK_STR_EQ(segs[0], "red text");
+	DIAG_CK_STR_EQ(segs[2], "[E ProcessGroupNCCL.cpp:737] boom");
 	segs.clear();
 	c.for_each_segment(std::string_view("a\0b\tc", 5), [&](std::string_view s) { segs.emplace_back(s); });
-	ck_assert_str_eq(segs[0].c_str(), "ab c");
+	DIAG_CK_STR_EQ(segs[0], "ab c");
 	// A hole cuts the line: its two sides are two segments.
 	segs.clear();
 	std::string holed = "3: TypeError: forward() got an unexpected keyword argument 'atte" + std::string(300, '\0') +
 			    "srun: error: node060: task 15: Exited with exit code 1";
 	c.for_each_segment(holed, [&](std::string_view s) { segs.emplace_back(s); });
 	ck_assert_uint_eq(segs.size(), 2);
-	ck_assert_str_eq(segs[1].c_str(), "srun: error: node060: task 15: Exited with exit code 1");
+	DIAG_CK_STR_EQ(segs[1], "srun: error: node060: task 15: Exited with exit code 1");
 }
 END_TEST
 
@@ -234,9 +234,9 @@ START_TEST(sacct_pipe_output)
 				  "1234|train|CANCELLED by 0|0:0|2026-10-26T03:00:00|2026-10-26T04:00:00|node[01-02]\n"
 				  "1234.batch|batch|CANCELLED|0:15|2026-10-26T03:00:00|2026-10-26T04:00:00|node01\n",
 				  ev));
-	ck_assert_str_eq(ev.job.job_id.c_str(), "1234");
-	ck_assert_str_eq(ev.job.state.c_str(), "CANCELLED");
-	ck_assert_str_eq(ev.job.state_detail.c_str(), "CANCELLED by 0");
+	DIAG_CK_STR_EQ(ev.job.job_id, "1234");
+	DIAG_CK_STR_EQ(ev.job.state, "CANCELLED");
+	DIAG_CK_STR_EQ(ev.job.state_detail, "CANCELLED by 0");
 	ck_assert_uint_eq(ev.job.steps.size(), 1);
 	ck_assert(ev.job.end_us - ev.job.start_us == 3600LL * 1000000);
 	evidence ev2;
@@ -250,8 +250,8 @@ START_TEST(sacct_json_output)
 	ck_assert(read_sacct_json("{\"jobs\":[{\"job_id\":77,\"state\":{\"current\":[\"TIMEOUT\"],\"reason\":\"None\"},"
 				  "\"time\":{\"start\":1790000000,\"end\":{\"number\":1790003600}},\"steps\":[]}]}",
 				  ev));
-	ck_assert_str_eq(ev.job.job_id.c_str(), "77");
-	ck_assert_str_eq(ev.job.state.c_str(), "TIMEOUT");
+	DIAG_CK_STR_EQ(ev.job.job_id, "77");
+	DIAG_CK_STR_EQ(ev.job.state, "TIMEOUT");
 	ck_assert(ev.job.end_us == 1790003600LL * 1000000);
 }
 END_TEST

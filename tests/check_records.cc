@@ -152,7 +152,7 @@ START_TEST(rank_and_exit_records_round_trip)
 		bool on2 = pt.task >= 2;
 		ck_assert_int_eq(pt.pid, 1000 + pt.task);
 		ck_assert_int_eq(pt.local_task, pt.task % 2);
-		ck_assert_str_eq(pt.step.c_str(), "0");
+		DIAG_CK_STR_EQ(pt.step, "0");
 		ck_assert(pt.srun_us == launch_ns / 1000);
 		double delta_s = static_cast<double>(pt.start_us - pt.srun_us) / 1e6;
 		ck_assert_msg(std::fabs(delta_s - ((on2 ? 3.0 : 0) + 0.10 + 0.01 * pt.task)) < 1e-6, "task %d: %f", pt.task,
@@ -160,7 +160,7 @@ START_TEST(rank_and_exit_records_round_trip)
 		ck_assert(pt.has_utc_offset);
 		ck_assert_int_eq(pt.utc_offset_s, on2 ? 3600 : 0);
 	}
-	ck_assert_str_eq(r.v.job_id.c_str(), "4242");
+	DIAG_CK_STR_EQ(r.v.job_id, "4242");
 	const event *x = find_event(r, "plugin.task_exit", 2);
 	ck_assert_ptr_nonnull(x);
 	ck_assert_int_eq(x->signal, SIGKILL);
@@ -180,7 +180,7 @@ START_TEST(measured_offset_and_zone_reach_the_alignment)
 	double rel = r.clock["node2"].offset_s - r.clock["node1"].offset_s;
 	ck_assert_msg(std::fabs(rel - 3.02) < 0.001, "node2 - node1: %f", rel);
 	ck_assert(r.clock["node2"].uncertainty_s >= 0.1);
-	ck_assert_str_eq(r.v.clock["node2"].basis.c_str(), "measured");
+	DIAG_CK_STR_EQ(r.v.clock["node2"].basis, "measured");
 	// node2's events move by its offset onto the common clock.
 	const event *k2 = find_event(r, "plugin.task_exit", 2);
 	ck_assert_ptr_nonnull(k2);
@@ -208,7 +208,7 @@ START_TEST(without_srun_clock_nothing_is_measured)
 	result r = diagnose_dir(b.dir);
 	ck_assert_int_eq(static_cast<int>(r.clock["node2"].basis), static_cast<int>(clock_basis::none));
 	ck_assert(r.clock["node2"].offset_s == 0);
-	ck_assert_str_eq(r.v.clock["node2"].basis.c_str(), "none");
+	DIAG_CK_STR_EQ(r.v.clock["node2"].basis, "none");
 }
 END_TEST
 
@@ -260,10 +260,10 @@ START_TEST(records_keep_utf8_and_replace_what_is_not)
 	long long refused = 0;
 	ck_assert(read_plugin_records(rec, 0, ev, refused) == records_read::read);
 	ck_assert_uint_eq(ev.plugin_tasks.size(), 1);
-	ck_assert_str_eq(ev.host_name(ev.plugin_tasks[0].hostname).c_str(), host.c_str());
+	DIAG_CK_STR_EQ(ev.host_name(ev.plugin_tasks[0].hostname), host);
 	// The plugin's rule and the library's agree.
 	const std::string want = valid_utf8(bad);
-	ck_assert_str_eq(ev.host_name(ev.plugin_tasks[0].node).c_str(), want.c_str());
+	DIAG_CK_STR_EQ(ev.host_name(ev.plugin_tasks[0].node), want);
 }
 END_TEST
 

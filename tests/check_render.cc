@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 using namespace diag;
@@ -206,6 +208,49 @@ START_TEST(c_api_report_page_matches_its_json)
 }
 END_TEST
 
+START_TEST(c_api_options_grow_without_breaking_older_callers)
+{
+	std::string dir = example_dir();
+	const char *paths[] = {dir.c_str()};
+	// A caller built before comment_max_bytes existed: its struct ends
+	// before it, and the library must not read past what it was given.
+	struct older {
+		denpex_options head;
+		char guard[16];
+	} old_caller;
+	memset(&old_caller, 0x5a, sizeof(old_caller));
+	denpex_options_init_sized(&old_caller.head, offsetof(denpex_options, comment_max_bytes));
+	ck_assert_uint_eq(old_caller.head.size, offsetof(denpex_options, comment_max_bytes));
+	ck_assert(old_caller.head.conf_dir == nullptr && old_caller.head.no_follow == 0);
+	// Bytes past the given size are not the library's to fill.
+	ck_assert_int_eq(reinterpret_cast<unsigned char *>(&old_caller.head.comment_max_bytes)[0], 0x5a);
+	old_caller.head.conf_dir = TEST_CONFDIR;
+	char *line = nullptr;
+	ck_assert_int_eq(denpex_diagnose_paths(paths, 1, &old_caller.head, nullptr, nullptr, &line, nullptr), DENPEX_OK);
+	ck_assert(line != nullptr && strlen(line) <= DENPEX_COMMENT_MAX_BYTES);
+	std::string full = line;
+	denpex_free(line);
+
+	// The comment's length is the caller's to set; the action survives it.
+	denpex_options o;
+	denpex_options_init(&o);
+	ck_assert_uint_eq(o.size, sizeof(o));
+	o.conf_dir = TEST_CONFDIR;
+	o.comment_max_bytes = 60;
+	ck_assert_int_eq(denpex_diagnose_paths(paths, 1, &o, nullptr, nullptr, &line, nullptr), DENPEX_OK);
+	std::string cut = line;
+	denpex_free(line);
+	ck_assert_uint_le(cut.size(), 60);
+	ck_assert(full.size() > 60);
+	DIAG_CK_STR_EQ(cut.substr(cut.rfind(" -> ")), full.substr(full.rfind(" -> ")));
+
+	// A struct that was never initialised is refused, not read.
+	denpex_options raw;
+	memset(&raw, 0, sizeof(raw));
+	ck_assert_int_eq(denpex_diagnose_paths(paths, 1, &raw, nullptr, nullptr, &line, nullptr), DENPEX_ERR_ARGS);
+}
+END_TEST
+
 START_TEST(memory_source_reads_like_a_file)
 {
 	// The console's in-memory path gives the verdict the file path gives.
@@ -243,6 +288,7 @@ static Suite *suite()
 	tcase_add_test(t, svg_without_times_still_draws);
 	tcase_add_test(t, static_page_has_no_script);
 	tcase_add_test(t, c_api_report_page_matches_its_json);
+	tcase_add_test(t, c_api_options_grow_without_breaking_older_callers);
 	tcase_add_test(t, memory_source_reads_like_a_file);
 	suite_add_tcase(s, t);
 	return s;

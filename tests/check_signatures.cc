@@ -365,7 +365,7 @@ START_TEST(site_layer_adds_and_replaces_rules)
 	ck_assert_msg(shipped.init(po, err), "%s", err.c_str());
 	const rule *orig = shipped.rules().find("cuda.oom_text");
 	ck_assert_ptr_nonnull(orig);
-	ck_assert_str_eq(orig->layer.c_str(), "shipped");
+	DIAG_CK_STR_EQ(orig->layer, "shipped");
 
 	site_conf sc({{"10-added.yaml", site_added}, {"20-override.yaml", site_override}});
 	analysis an;
@@ -373,11 +373,11 @@ START_TEST(site_layer_adds_and_replaces_rules)
 	ck_assert_uint_eq(an.rules().size(), shipped.rules().size() + 1);
 	const rule *added = an.rules().find("site.scratch_quota");
 	ck_assert_ptr_nonnull(added);
-	ck_assert_str_eq(added->layer.c_str(), "site");
+	DIAG_CK_STR_EQ(added->layer, "site");
 	ck_assert(added->overrides.empty());
 	const rule *over = an.rules().find("cuda.oom_text");
 	ck_assert_ptr_nonnull(over);
-	ck_assert_str_eq(over->layer.c_str(), "site");
+	DIAG_CK_STR_EQ(over->layer, "site");
 	ck_assert_msg(over->overrides.find("cuda.yaml:") != std::string::npos, "%s", over->overrides.c_str());
 	ck_assert(over->file.find("signatures.d/20-override.yaml") != std::string::npos);
 	// In the shipped rule's place, so ties of priority fall as before.
@@ -388,8 +388,8 @@ START_TEST(site_layer_adds_and_replaces_rules)
 	capture_list caps;
 	const rule *m = an.rules().match("HBM exhausted on device 3", src_log, caps);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_str_eq(m->id.c_str(), "cuda.oom_text");
-	ck_assert_str_eq(m->summary.c_str(), "ran out of GPU memory (site rule)");
+	DIAG_CK_STR_EQ(m->id, "cuda.oom_text");
+	DIAG_CK_STR_EQ(m->summary, "ran out of GPU memory (site rule)");
 	ck_assert_ptr_null(shipped.rules().match("HBM exhausted on device 3", src_log, caps));
 }
 END_TEST
@@ -411,7 +411,7 @@ START_TEST(site_rule_reaches_the_verdict)
 	verdict v = an.run();
 	unlink(log.c_str());
 	rmdir(tmpl);
-	ck_assert_str_eq(std::string(class_name(v.cls)).c_str(), "filesystem");
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
 	ck_assert_int_eq(v.first_rank, 5);
 	ck_assert_msg(v.summary.find("scratch quota on /scratch/u7") != std::string::npos, "%s", v.summary.c_str());
 }

@@ -23,11 +23,5 @@ check-sanitized:
 
 if !ENABLE_SANITIZERS
 TESTS += tests/sanitized.sh
-# Known failing since the merge of 2026-12-01: under ASan+UBSan check_passes
-# (fault_choice_takes_the_stronger_fault_on_the_same_host) and check_json
-# (utf8_replaces_every_ill_formed_byte, diagnosis_keeps_first_line_with_a_
-# surrogate) exit early with a sanitizer report: real findings, open in
-# issue 19. An XPASS fails the suite, so this mark goes once they are fixed.
-XFAIL_TESTS += tests/sanitized.sh
 endif
 EXTRA_DIST += tests/sanitized.sh

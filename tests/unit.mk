@@ -31,5 +31,5 @@ tests_check_render_LDADD = $(TEST_LDADD)
 endif
 
 # Golden verdicts on hand-written bundles and the CLI's contract.
-TESTS += tests/golden.sh tests/cli.sh tests/readme_ci.sh
-EXTRA_DIST += tests/golden.sh tests/cli.sh tests/readme_ci.sh tests/update_golden.sh .ci/run
+TESTS += tests/golden.sh tests/cli.sh tests/readme_ci.sh tests/signatures_installed.sh
+EXTRA_DIST += tests/golden.sh tests/cli.sh tests/readme_ci.sh tests/signatures_installed.sh tests/update_golden.sh .ci/run

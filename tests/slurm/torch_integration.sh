@@ -181,8 +181,11 @@ node_oom_kill() { # job rank
 }
 if want node_oom; then
 	j=$(job node_oom $MEM_TRUN -- "$TRUN train --steps 0 --ready-dir $WORK/jobs/ready-\$SLURM_JOB_ID")
-	if wait_ready "$j"; then node_oom_kill "$j" 1; else bad "node_oom: job $j never came up"; fi
-	expect node_oom "$j" torchrun 'host_oom rank 1( on node1)?:'
+	# torchrun numbers ranks in rendezvous order: rank 1's node is the one
+	# its ready file names, not always node1.
+	oom_node=node1
+	if wait_ready "$j"; then oom_node=$(rank_node "$j" 1); node_oom_kill "$j" 1; else bad "node_oom: job $j never came up"; fi
+	expect node_oom "$j" torchrun "host_oom rank 1( on $oom_node)?:"
 fi
 
 # Manual cancel: scancel by the user, from another shell.
