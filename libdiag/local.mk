@@ -46,6 +46,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/fr/fr_bridge.hh %reldir%/fr/fr_bridge.cc \
 	%reldir%/aligning/clock.hh %reldir%/aligning/clock.cc \
 	%reldir%/aligning/rank_map.hh %reldir%/aligning/rank_map.cc \
+	%reldir%/aligning/rank_layout.hh %reldir%/aligning/rank_layout.cc \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \

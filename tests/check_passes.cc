@@ -1,6 +1,7 @@
 // The diagnosis passes one at a time, on evidence built by hand: each test
 // sets up what a pass reads and checks only what that pass decides.
 #include "ck_cxx.hh"
+#include "aligning/rank_layout.hh"
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
@@ -374,6 +375,159 @@ START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
 }
 END_TEST
 
+START_TEST(fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it)
+{
+	fixture f;
+	// slurmstepd on node1 reports; srun names node3.
+	event &rep = f.add(failure_class::node_failure, event_role::initiating, -1, 0, 20);
+	rep.host = f.ev.intern_host("node1");
+	rep.captures = {{"reporter", "node1"}};
+	rep.weight = 90;
+	event &lost = f.add(failure_class::node_failure, event_role::initiating, -1, 1, 22);
+	lost.host = f.ev.intern_host("node3");
+	lost.weight = 90;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.best.e->host), "node3");
+}
+END_TEST
+
+START_TEST(host_resolution_names_the_one_node_that_did_not_report_a_node_failure)
+{
+	for (int reporting = 1; reporting <= 2; reporting++) {
+		fixture f;
+		f.ev.job.nodelist = "node[01-03]";
+		const char *names[] = {"node01", "node02"};
+		for (int i = 0; i < reporting; i++) {
+			event &rep = f.add(failure_class::node_failure, event_role::initiating, -1, i, 20 + static_cast<uint64_t>(i));
+			rep.captures = {{"reporter", names[i]}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::node_failure;
+		cx.d.first = &f.ev.events[0];
+		pass_host_resolution(cx);
+		if (reporting == 2)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "node03");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1); // two nodes silent: no host
+	}
+}
+END_TEST
+
+START_TEST(fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank)
+{
+	for (int first = 0; first < 2; first++) {
+		fixture f;
+		rule node_rule;
+		node_rule.id = "test.node_report";
+		node_rule.scope = rule::fault_scope::node;
+		// The two lines inherit times: either may come first.
+		event &cg = f.add(failure_class::host_oom, event_role::initiating, 2, first ? 0.001 : 0, 58);
+		cg.r = &node_rule;
+		cg.weight = 85;
+		event &task = f.add(failure_class::host_oom, event_role::initiating, 3, first ? 0 : 0.001, 59);
+		task.weight = 85;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert_int_eq(cx.best.e->rank, 3);
+	}
+}
+END_TEST
+
+START_TEST(identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node)
+{
+	fixture f;
+	// "1: [default0]:Fatal Python error": agent task 1, local rank 0.
+	event &crash = f.add(failure_class::segfault, event_role::initiating, -1, 0, 38);
+	crash.task = 1;
+	crash.local_rank = 0;
+	// Agent 1's failure block: "rank : 2 (local_rank: 0)", host localhost.
+	event &block = f.add(failure_class::unknown, event_role::context, 2, 5, 170);
+	block.task = 1;
+	block.local_rank = 0;
+	rank_info ri;
+	ri.rank = 2;
+	ri.host = f.ev.intern_host("localhost");
+	f.ev.ranks.add(ri);
+	// "srun: error: node2: task 1: Exited with exit code 1"
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 6, 200);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("node2");
+	exit.captures = {{"task", "1"}};
+	resolve_identities(f.ev);
+	ck_assert_int_eq(f.ev.events[0].rank, 2);
+	DIAG_CK_STR_EQ(f.ev.host_name(f.ev.events[0].host), "node2");
+}
+END_TEST
+
+START_TEST(identities_a_launcher_rank_layout_gives_host_and_local_rank)
+{
+	fixture f;
+	event &layout = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+	layout.captures = {{"rank_layout", "{'gpu-d21': [0, 1, 2, 3], 'gpu-d22': [4, 5, 6, 7]}"}};
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 5, 9);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("gpu-d22");
+	exit.local_rank = 1;
+	resolve_identities(f.ev);
+	ck_assert_int_eq(f.ev.events[1].rank, 5);
+	ck_assert_uint_eq(f.ev.ranks.world_size(), 8);
+	rank_layout l;
+	ck_assert(!parse_rank_layout("{'a': [0, 1}", l));
+	ck_assert(!parse_rank_layout("{'a': [x]}", l));
+	ck_assert(!parse_rank_layout("{}", l));
+	ck_assert(parse_rank_layout("{\"n1\": [0,1], \"n2\": []}", l) && l.size() == 2 && l[0].second.size() == 2);
+}
+END_TEST
+
+START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
+{
+	fixture f;
+	event &exit = f.add(failure_class::unknown, event_role::victim, -1, 5, 9);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("hpc-g004");
+	exit.captures = {{"task", "16-23"}};
+	f.add(failure_class::collective_hang, event_role::victim, 19, 0, 3);
+	resolve_identities(f.ev);
+	DIAG_CK_STR_EQ(f.ev.host_name(f.ev.events[1].host), "hpc-g004");
+}
+END_TEST
+
+START_TEST(host_resolution_names_a_node_not_its_address)
+{
+	fixture f;
+	int ip = f.ev.intern_host("10.19.0.1");
+	f.ev.intern_host("hpc-g004");
+	rank_info ri;
+	ri.rank = 0;
+	ri.host = ip;
+	f.ev.ranks.add(ri);
+	// "10.19.0.1:   host      : hpc-g004" in torchrun's failure block.
+	event &bh = f.add(failure_class::unknown, event_role::context, -1, 0, 51);
+	bh.host = ip;
+	bh.captures = {{"block_host", "hpc-g004"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.first_rank = 0;
+	pass_host_resolution(cx);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "hpc-g004");
+}
+END_TEST
+
+START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
+{
+	for (int nodes = 1; nodes <= 2; nodes++) {
+		fixture f;
+		f.ev.job.nodelist = nodes == 1 ? "gpu-a34" : "gpu-a[34-35]";
+		// "0: [default3]:ModuleNotFoundError ..." and no failure block.
+		event &crash = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+		crash.task = 0;
+		crash.local_rank = 3;
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 3 : -1);
+	}
+}
+END_TEST
+
 START_TEST(confidence_drops_when_another_rank_ties)
 {
 	fixture f;
@@ -419,6 +573,14 @@ static Suite *suite()
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
+	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
+	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
+	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
+	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
+	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
+	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
+	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
+	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -63,6 +63,9 @@ void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the fi
 void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, and why not
 
 bool job_level(failure_class c);
+// Whether a node-failure event's host is the node lost, not the survivor
+// that reported it (fault_choice.cc).
+bool names_failed_node(const evidence &ev, const event &e);
 // Whether a is earlier than b on the common clock (unknown times last).
 bool earlier_event(const event &a, const event &b);
 

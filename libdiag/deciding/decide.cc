@@ -59,7 +59,9 @@ void from_first_fault(diagnosis_context &cx)
 		if (d.cls != failure_class::node_failure)
 			d.first_host = -1;
 	}
-	d.rank_singled_out = d.first_rank >= 0 || (d.first_host >= 0 && d.cls == failure_class::node_failure);
+	// A fault that names its node but no rank still says which node to
+	// look at (an Xid without a bus-id map, a node's OOM killer).
+	d.rank_singled_out = d.first_rank >= 0 || d.first_host >= 0;
 	d.from_initiator = true;
 }
 

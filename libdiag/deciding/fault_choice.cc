@@ -59,10 +59,15 @@ void borrow_rank(diagnosis_context &cx)
 {
 	candidate &best = cx.best;
 	decision &d = cx.d;
-	if (best.e->rank < 0) {
+	// A node's report (slurmstepd's cgroup line) carries at most the label
+	// of whoever forwarded it: no rank of its own.
+	bool node_report = best.e->r && best.e->r->scope == rule::fault_scope::node;
+	if (best.e->rank < 0 || node_report) {
 		const candidate *named = nullptr;
 		for (const auto &c : cx.cands)
-			if (c.e->cls == best.e->cls && c.e->rank >= 0 &&
+			if (c.e != best.e && c.e->cls == best.e->cls && c.e->rank >= 0 &&
+			    (!c.e->r || c.e->r->scope == rule::fault_scope::rank) &&
+			    (!node_report || c.e->host < 0 || best.e->host < 0 || c.e->host == best.e->host) &&
 			    (!named ||
 			     (c.e->time_us != no_time && (named->e->time_us == no_time || c.e->time_us < named->e->time_us))))
 				named = &c;
@@ -91,6 +96,16 @@ void borrow_rank(diagnosis_context &cx)
 }
 
 } // namespace
+
+// Slurm's "JOB J ON H CANCELLED ... DUE TO NODE FAILURE" comes from the
+// slurmstepd on H, which is still alive: H is a reporter, not the node lost.
+bool names_failed_node(const evidence &ev, const event &e)
+{
+	if (e.host < 0)
+		return false;
+	std::string reporter = e.capture("reporter");
+	return reporter.empty() || reporter != ev.host_name(e.host);
+}
 
 void pass_fault_choice(diagnosis_context &cx)
 {
@@ -151,6 +166,16 @@ void pass_fault_choice(diagnosis_context &cx)
 	if (best.e->cls == failure_class::network || best.e->cls == failure_class::collective_hang) {
 		for (const auto &c : cx.cands)
 			if (c.e->cls == failure_class::node_failure) {
+				best = c;
+				break;
+			}
+	}
+	if (best.e->cls == failure_class::node_failure && !names_failed_node(cx.ev, *best.e)) {
+		// The report of a survivor: the line that names the node lost
+		// (srun's "Node failure on H") says which.
+		for (const auto &c : cx.cands)
+			if (c.e != best.e && c.e->cls == failure_class::node_failure && names_failed_node(cx.ev, *c.e)) {
+				cx.d.support.push_back(best);
 				best = c;
 				break;
 			}

@@ -5,9 +5,14 @@
 #include "deciding/diagnose.hh"
 #include "deciding/exits.hh"
 
+#include "aligning/rank_layout.hh"
 #include "aligning/rank_map.hh"
 #include "reading/line_prefix.hh"
 #include "reading/plugin_records.hh"
+
+#include <cctype>
+#include <map>
+#include <set>
 
 namespace diag {
 
@@ -27,12 +32,144 @@ bool srun_tasks_are_ranks(const evidence &ev)
 	return true;
 }
 
+namespace {
+
+// A launcher's table of the ranks on each host (DeepSpeed's
+// global_rank_mapping): rank, host and local rank for every rank listed.
+void apply_rank_layouts(evidence &ev)
+{
+	for (size_t i = 0; i < ev.events.size(); i++) {
+		std::string text = ev.events[i].capture("rank_layout");
+		rank_layout layout;
+		if (text.empty() || !parse_rank_layout(text, layout))
+			continue;
+		for (const auto &h : layout) {
+			int host = ev.intern_host(h.first);
+			for (size_t local = 0; local < h.second.size(); local++) {
+				rank_info ri;
+				ri.rank = h.second[local];
+				ri.local_rank = static_cast<int>(local);
+				if (const rank_info *known = ev.ranks.by_rank(ri.rank); !known || known->host < 0)
+					ri.host = host;
+				ev.ranks.add(ri);
+			}
+		}
+	}
+}
+
+std::vector<std::string> expand_nodelist(const std::string &list);
+bool ip_literal(const std::string &h);
+
+// A name every machine has for itself: it tells no node apart.
+bool loopback_name(const std::string &h)
+{
+	return h == "localhost" || h == "localhost.localdomain" || h.rfind("127.", 0) == 0 || h == "::1";
+}
+
+// Under a per-node launcher (torchrun under srun) a Slurm task is a node's
+// agent: its workers' lines carry the agent's label and their local rank,
+// and the agent's failure block ("rank : 2 (local_rank: 0)") ties a local
+// rank under that agent to a global rank. The agent's node, from Slurm
+// (srun's "node2: task 1: ..." or the plugin's records), is its workers'.
+void resolve_agent_workers(evidence &ev)
+{
+	if (ev.tasks_are_ranks)
+		return;
+	std::map<int, int> agent_node;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			agent_node.emplace(t, e.host);
+	}
+	std::map<int, std::set<int>> plugin_nodes;
+	for (const auto &pt : ev.plugin_tasks)
+		if (pt.task >= 0 && pt.node >= 0 && pt.step != "batch" && pt.step != "extern")
+			plugin_nodes[pt.task].insert(pt.node);
+	for (const auto &x : plugin_nodes)
+		if (x.second.size() == 1)
+			agent_node[x.first] = *x.second.begin();
+	std::map<std::pair<int, int>, int> worker; // (agent task, local rank) -> rank
+	std::set<std::pair<int, int>> ambiguous;
+	for (const auto &e : ev.events) {
+		if (e.rank < 0 || e.task < 0 || e.local_rank < 0)
+			continue;
+		auto k = std::make_pair(e.task, e.local_rank);
+		auto it = worker.find(k);
+		if (it == worker.end())
+			worker.emplace(k, e.rank);
+		else if (it->second != e.rank)
+			ambiguous.insert(k);
+	}
+	for (const auto &k : ambiguous)
+		worker.erase(k);
+	// One agent on a job of one node: torchrun's global ranks are its
+	// local ranks (nnodes 1), whether or not a failure block says so.
+	std::set<int> agents;
+	for (const auto &e : ev.events)
+		if (e.task >= 0 && e.local_rank >= 0)
+			agents.insert(e.task);
+	size_t nodes = expand_nodelist(ev.job.nodelist).size();
+	if (ev.job.nodelist.empty()) {
+		// No node list from Slurm: every node the logs name.
+		for (size_t h = 0; h < ev.host_count(); h++) {
+			const std::string &n = ev.host_name(static_cast<int>(h));
+			if (!loopback_name(n) && !ip_literal(n))
+				nodes++;
+		}
+	}
+	if (agents.size() == 1 && nodes == 1)
+		for (const auto &e : ev.events)
+			if (e.task >= 0 && e.local_rank >= 0) {
+				auto k = std::make_pair(e.task, e.local_rank);
+				if (!worker.count(k) && !ambiguous.count(k))
+					worker.emplace(k, e.local_rank);
+			}
+	for (auto &e : ev.events) {
+		if (e.rank >= 0 || e.task < 0 || e.local_rank < 0)
+			continue;
+		auto it = worker.find({e.task, e.local_rank});
+		if (it != worker.end())
+			e.rank = it->second;
+	}
+	for (const auto &w : worker) {
+		auto node = agent_node.find(w.first.first);
+		if (node == agent_node.end())
+			continue;
+		const rank_info *known = ev.ranks.by_rank(w.second);
+		if (known && known->host >= 0 && !loopback_name(ev.host_name(known->host)))
+			continue;
+		rank_info ri;
+		ri.rank = w.second;
+		ri.host = node->second;
+		ri.local_rank = w.first.second;
+		ev.ranks.add(ri);
+	}
+}
+
+} // namespace
+
 // Ranks, hosts and pids that one line did not name come from the others.
 void resolve_identities(evidence &ev)
 {
 	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
 	ev.tasks_are_ranks = tasks_are_ranks;
 	apply_plugin_records(ev);
+	apply_rank_layouts(ev);
+	// srun's "node: tasks 16-23: Aborted" says where those tasks ran; with
+	// srun starting every rank, where those ranks ran (gaps only).
+	if (tasks_are_ranks)
+		for (const auto &e : ev.events) {
+			if (e.kind != rule_kind::task_exit || e.host < 0 || ev.sources()[e.file].kind == source_kind::kernel_log)
+				continue;
+			for (int t : parse_task_list(e.capture("task")))
+				if (const rank_info *known = ev.ranks.by_rank(t); !known || known->host < 0) {
+					rank_info ri;
+					ri.rank = t;
+					ri.host = e.host;
+					ev.ranks.add(ri);
+				}
+		}
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.task >= 0 && tasks_are_ranks)
 			e.rank = e.task;
@@ -50,6 +187,7 @@ void resolve_identities(evidence &ev)
 			}
 		}
 	}
+	resolve_agent_workers(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -94,14 +232,139 @@ int host_of_rank(const evidence &ev, int rank)
 
 } // namespace
 
+namespace {
+
+// Slurm's compact node list ("gpu[01-03,07],login1") as names; empty when
+// it is not of that shape or names too many.
+std::vector<std::string> expand_nodelist(const std::string &list)
+{
+	std::vector<std::string> out;
+	size_t i = 0;
+	while (i < list.size()) {
+		size_t open = list.find_first_of("[,", i);
+		if (open == std::string::npos || list[open] == ',') {
+			size_t end = open == std::string::npos ? list.size() : open;
+			if (end > i)
+				out.push_back(list.substr(i, end - i));
+			i = end + 1;
+			continue;
+		}
+		size_t close = list.find(']', open);
+		if (close == std::string::npos)
+			return {};
+		std::string prefix = list.substr(i, open - i);
+		std::string inner = list.substr(open + 1, close - open - 1);
+		size_t after = close + 1;
+		std::string suffix;
+		size_t next = list.find(',', after);
+		suffix = list.substr(after, (next == std::string::npos ? list.size() : next) - after);
+		size_t j = 0;
+		while (j <= inner.size()) {
+			size_t comma = inner.find(',', j);
+			std::string part = inner.substr(j, (comma == std::string::npos ? inner.size() : comma) - j);
+			size_t dash = part.find('-');
+			long long a, b;
+			std::string lo = dash == std::string::npos ? part : part.substr(0, dash);
+			std::string hi = dash == std::string::npos ? part : part.substr(dash + 1);
+			if (!parse_uint_str(lo, a) || !parse_uint_str(hi, b) || b < a || b - a > 4096 || out.size() > 65536)
+				return {};
+			for (long long k = a; k <= b; k++) {
+				std::string num = std::to_string(k);
+				if (num.size() < lo.size())
+					num.insert(0, lo.size() - num.size(), '0');
+				out.push_back(prefix + num + suffix);
+			}
+			if (comma == std::string::npos)
+				break;
+			j = comma + 1;
+		}
+		i = next == std::string::npos ? list.size() : next + 1;
+	}
+	return out;
+}
+
+// A node failure whose only word comes from survivors (their slurmstepd's
+// "CANCELLED ... DUE TO NODE FAILURE"): the one node of the job that did
+// not report is the one lost; with none or several, no host.
+int lost_node(const diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	std::set<std::string> reporters;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.cls == failure_class::node_failure && !e.capture("reporter").empty())
+			reporters.insert(e.capture("reporter"));
+	std::set<std::string> nodes;
+	for (const auto &n : expand_nodelist(ev.job.nodelist))
+		nodes.insert(n);
+	if (nodes.empty()) {
+		for (const auto &r : ev.ranks.all())
+			if (r.second.host >= 0)
+				nodes.insert(ev.host_name(r.second.host));
+		for (const auto &src : ev.sources())
+			if (src.host_hint >= 0)
+				nodes.insert(ev.host_name(src.host_hint));
+	}
+	std::vector<std::string> silent;
+	for (const auto &n : nodes)
+		if (!reporters.count(n))
+			silent.push_back(n);
+	if (silent.size() != 1 || reporters.empty())
+		return -1;
+	return ev.intern_host(silent[0]);
+}
+
+bool ip_literal(const std::string &h)
+{
+	if (h.empty())
+		return false;
+	bool v4 = true;
+	for (char c : h)
+		v4 = v4 && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+	return v4 || h.find(':') != std::string::npos;
+}
+
+// A launcher that prefixes lines with the node's address (pdsh -w by IP)
+// names the node itself inside them: torchrun's failure block under
+// "10.84.0.2:" says "host : node042". The name, not the address, is what
+// an admin drains.
+int named_host(const evidence &ev, int host)
+{
+	if (host < 0 || !ip_literal(ev.host_name(host)))
+		return host;
+	std::string name;
+	for (const auto &e : ev.events) {
+		if (e.host != host)
+			continue;
+		std::string bh = e.capture("block_host");
+		if (bh.empty() || ip_literal(bh) || loopback_name(bh))
+			continue;
+		if (!name.empty() && name != bh)
+			return host; // two names for one address: keep the address
+		name = bh;
+	}
+	if (name.empty())
+		return host;
+	for (size_t i = 0; i < ev.host_count(); i++)
+		if (ev.host_name(static_cast<int>(i)) == name)
+			return static_cast<int>(i);
+	return host;
+}
+
+} // namespace
+
 void pass_host_resolution(diagnosis_context &cx)
 {
 	decision &d = cx.d;
+	if (d.cls == failure_class::node_failure && d.first && !names_failed_node(cx.ev, *d.first))
+		d.first_host = lost_node(cx);
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
-	for (auto &s : d.suspects)
+	d.first_host = named_host(cx.ev, d.first_host);
+	for (auto &s : d.suspects) {
 		if (s.host < 0)
 			s.host = host_of_rank(cx.ev, s.rank);
+		s.host = named_host(cx.ev, s.host);
+	}
 }
 
 } // namespace diag

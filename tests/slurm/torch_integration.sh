@@ -98,9 +98,6 @@ declare -A VERDICT XFAIL
 # check is an expected failure (XFAIL); a pass is printed and counted as
 # XPASS (not a failure: the engine's result varies from run to run). Every
 # other check of such a case still has to pass.
-XFAIL[segfault]="libdiag: a torchrun worker's crash reaches its rank only through torchrun's failure block and its host not at all (the srun label is the agent's task id); seen as 'segfault rank 1' (the label read as a rank) and as 'segfault rank 2' without host"
-XFAIL[cgroup_oom]="libdiag: the job log's untimed lines (slurmstepd's node-scoped 'Detected 1 oom-kill event(s)', srun's 'task 3: Out Of Memory') inherit the last rank line's time, earlier than the kernel's kill of rank 3's pid, and tie with each other; seen: 'rank 3 on node2' and no rank at all"
-XFAIL[hang]="libdiag: the hang pass's desync rule (issue 11) reads gloo's OpType=send on the rank that stopped's peer as the minority and names rank 2 on node2; the rank that stopped calling collectives is rank 1"
 xfail=0 xpass=0
 # expect CASE JOB LAUNCHER REGEX [RUNS]: the verdict after the user's note.
 expect() {
