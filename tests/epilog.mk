@@ -9,10 +9,11 @@ endif
 tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
 	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
 	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc epilog/attribution.cc \
-	epilog/spool_trust.cc epilog/comment_queue.cc epilog/gpu_health_collect.cc
-tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS)
+	epilog/spool_trust.cc epilog/comment_queue.cc epilog/gpu_health_collect.cc \
+	epilog/bounded_child.cc epilog/worker_record.cc libdiag/c_api.cc
+tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libdiag
 tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS) $(CURL_CFLAGS)
-tests_check_epilog_LDADD = $(CHECK_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
+tests_check_epilog_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
 if BUILD_EPILOG
 TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
