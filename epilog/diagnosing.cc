@@ -159,13 +159,14 @@ std::string encode_accounting(bool ok, const std::string &value)
 
 bool wait_and_claim(run_state &s, int jfd)
 {
-	double wait_until = mono_now() + s.cfg.node_wait_s;
+	// A private staging dir of our own: no other node's share can come.
+	double wait_until = mono_now() + (s.stage_fallback ? 0 : s.cfg.node_wait_s);
 	size_t have = count_entries(jfd, "done");
 	while (have < static_cast<size_t>(s.ctx.num_nodes) && mono_now() < wait_until && s.left() > 10) {
 		sleep_ms(200);
 		have = count_entries(jfd, "done");
 	}
-	if (have < static_cast<size_t>(s.ctx.num_nodes))
+	if (have < static_cast<size_t>(s.ctx.num_nodes) && !s.stage_fallback)
 		s.notes.push_back("evidence from " + std::to_string(have) + " of " + std::to_string(s.ctx.num_nodes) +
 				  " nodes (waited " + std::to_string(s.cfg.node_wait_s) + " s)");
 	// One diagnosis per job, whoever gets here first.
@@ -213,7 +214,7 @@ void gather_diagnosing_extras(run_state &s, int jfd)
 diagnosis_inputs diagnosis_inputs_of(const run_state &s, int jfd)
 {
 	diagnosis_inputs in;
-	std::string jobdir = s.cfg.state_dir + "/" + s.key;
+	const std::string &jobdir = s.stage_dir;
 	// Provenance: the job's own output is a claim; what the epilog took from
 	// the kernel and from Slurm is evidence.
 	for (auto [sub, job_output] : {std::pair<const char *, bool>{"job/stdout", true}, {"job/stderr", true},
@@ -242,7 +243,7 @@ diagnosis run_diagnosis(const diagnosis_inputs &in, double timeout_s)
 
 std::string cite_originals(const run_state &s, std::string text, bool json)
 {
-	std::string jobdir = s.cfg.state_dir + "/" + s.key;
+	const std::string &jobdir = s.stage_dir;
 	for (const copied_file &f : s.rep.files)
 		if (f.head_lines >= 0 && safe_component(f.dst.substr(0, f.dst.find('/'))))
 			map_cut_lines(text, jobdir + "/" + f.dst, f);

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,9 @@
 namespace denpex::epilog {
 
 namespace {
+
+// Less free space than this in state_dir: the staging goes elsewhere.
+constexpr uint64_t min_free_state_bytes = 1u << 20;
 
 // Bytes on disk under dirfd (bounded walk: staging has few levels).
 uint64_t disk_bytes(int dirfd, int depth, unsigned &entries)
@@ -55,6 +59,19 @@ uint64_t disk_bytes(int dirfd, int depth, unsigned &entries)
 	return total;
 }
 
+// "Now" on the clock that stamps the state dir's files: a file touched now.
+// A node clock that jumped (or this process's clock) must not make every
+// job's staging look stale; a shared state dir has its server's clock.
+time_t fs_now(int sfd)
+{
+	int fd = openat(sfd, ".now", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat st;
+	bool ok = fd >= 0 && futimens(fd, nullptr) == 0 && fstat(fd, &st) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok ? st.st_mtime : time(nullptr);
+}
+
 // State dirs left by nodes that came after the diagnosis (or crashed).
 void housekeeping(const run_state &s, int sfd)
 {
@@ -68,11 +85,11 @@ void housekeeping(const run_state &s, int sfd)
 	}
 	// No epilog run is older than its deadline: a job dir older than a few
 	// deadlines is a leftover (a node that gathered but never diagnosed).
-	time_t old = time(nullptr) - std::max<time_t>(600, 3 * static_cast<time_t>(s.cfg.deadline_s));
+	time_t old = fs_now(sfd) - std::max<time_t>(600, 3 * static_cast<time_t>(s.cfg.deadline_s));
 	std::vector<std::string> stale;
 	struct dirent *de;
 	while ((de = readdir(d)) != nullptr && stale.size() < 20) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || de->d_name == s.key)
 			continue;
 		struct stat st;
 		if (fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
@@ -115,8 +132,19 @@ void collect_kernel_messages(run_state &s, int jfd)
 {
 	if (s.cfg.kernel_log != kernel_source::kmsg || s.cfg.kernel_max_bytes == 0)
 		return;
-	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : time(nullptr) - 3600;
-	time_t to = time(nullptr);
+	// The window is on slurmctld's clock (the job's start and end). The epilog
+	// runs seconds after the job's end: a node clock that says otherwise by
+	// minutes jumped during the job, and the kernel's times (boot-relative,
+	// dated with the node's clock now) are moved onto slurmctld's.
+	time_t now = time(nullptr);
+	double shift = 0;
+	if (s.ji.end > 0 && (now - s.ji.end > 600 || now - s.ji.end < -120)) {
+		shift = static_cast<double>(s.ji.end - now);
+		s.node_notes.push_back("this node's clock is " + std::to_string(static_cast<long long>(-shift)) +
+				       " s off slurmctld's job end; kernel message times moved onto slurmctld's clock");
+	}
+	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : now + static_cast<time_t>(shift) - 3600;
+	time_t to = now + static_cast<time_t>(shift);
 	job_scope scope;
 	scope.job_id = s.ctx.job_id;
 	scope.uid = s.ctx.uid;
@@ -126,7 +154,8 @@ void collect_kernel_messages(run_state &s, int jfd)
 	scope.start = static_cast<double>(s.ji.start);
 	std::string err;
 	uint64_t others = 0;
-	std::string k = kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err);
+	std::string k =
+		kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err, shift);
 	if (!err.empty())
 		s.rep.skipped.push_back({"/dev/kmsg", err});
 	if (others > 0)
@@ -189,27 +218,70 @@ bool write_file_at(int dirfd, const std::string &rel, const std::string &data)
 	return ok;
 }
 
-int open_job_state_dir(run_state &s)
+namespace {
+
+// Why state_dir cannot take this job's staging ("" when it can): not ours,
+// not writable, or (nearly) full.
+int open_in_state_dir(run_state &s, std::string &why)
 {
-	std::string err;
-	if (!ensure_private_dir(s.cfg.state_dir, 0700, err)) {
-		log_msg(LOG_ERR, "job %s: state_dir: %s", s.ctx.job_id_str.c_str(), err.c_str());
+	if (!ensure_private_dir(s.cfg.state_dir, 0700, why))
+		return -1;
+	int sfd = open(s.cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0) {
+		why = s.cfg.state_dir + ": " + strerror(errno);
 		return -1;
 	}
-	int sfd = open(s.cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd < 0)
+	struct statvfs vs;
+	if (fstatvfs(sfd, &vs) == 0 && static_cast<uint64_t>(vs.f_bavail) * vs.f_frsize < min_free_state_bytes) {
+		why = s.cfg.state_dir + ": only " + std::to_string(static_cast<uint64_t>(vs.f_bavail) * vs.f_frsize) +
+		      " bytes free";
+		close(sfd);
 		return -1;
+	}
 	housekeeping(s, sfd);
 	int jfd = open_subdir(sfd, s.key, true);
+	int e = errno;
 	close(sfd);
 	if (jfd < 0)
-		log_msg(LOG_ERR, "job %s: %s/%s: %s", s.ctx.job_id_str.c_str(), s.cfg.state_dir.c_str(), s.key.c_str(),
-			strerror(errno));
+		why = s.cfg.state_dir + "/" + s.key + ": " + strerror(e);
+	return jfd;
+}
+
+} // namespace
+
+int open_job_state_dir(run_state &s)
+{
+	std::string why;
+	int jfd = open_in_state_dir(s, why);
+	if (jfd >= 0) {
+		s.stage_dir = s.cfg.state_dir + "/" + s.key;
+		return jfd;
+	}
+	log_msg(LOG_ERR, "job %s: state_dir unusable: %s", s.ctx.job_id_str.c_str(), why.c_str());
+	// The diagnosing site still diagnoses what it can see itself, staged in
+	// a private dir of its own (mkdtemp: 0700, a fresh name); the others'
+	// shares cannot reach it.
+	if (!s.diagnoses_here)
+		return -1;
+	char tmpl[] = "/tmp/denpex-epilog.XXXXXX";
+	if (!mkdtemp(tmpl)) {
+		log_msg(LOG_ERR, "job %s: no private staging dir either: %s", s.ctx.job_id_str.c_str(), strerror(errno));
+		return -1;
+	}
+	jfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (jfd < 0)
+		return -1;
+	s.stage_dir = tmpl;
+	s.stage_fallback = true;
+	s.notes.push_back("state_dir unusable (" + why + "): staged in " + s.stage_dir +
+			  ", without the other nodes' shares");
 	return jfd;
 }
 
 void cap_budget_by_state_dir(run_state &s)
 {
+	if (s.stage_fallback)
+		return;
 	int sfd = open(s.cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		return;
@@ -243,6 +315,8 @@ std::string gather_summary(const run_state &s)
 	}
 	if (dup)
 		t += "  " + std::to_string(dup) + " files already collected by another node\n";
+	for (const std::string &n : s.node_notes)
+		t += "Note: " + printable(n) + "\n";
 	return t;
 }
 

@@ -60,10 +60,12 @@ void diagnose_job(run_state &s, int jfd)
 	    denpex_metrics_record(s.cfg.metrics_dir.c_str(), d.ok ? v.d.json.c_str() : nullptr, mono_now() - s.t0,
 				  !d.ok || report_where == "none", std::max(0.5, std::min(5.0, s.left()))) != DENPEX_OK)
 		log_msg(LOG_ERR, "job %s: metrics_dir: %s", s.ctx.job_id_str.c_str(), denpex_last_error());
-	if (!s.cfg.keep_state) {
-		int sfd = open(s.cfg.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!s.cfg.keep_state || s.stage_fallback) {
+		size_t slash = s.stage_dir.rfind('/');
+		std::string parent = slash == 0 ? "/" : s.stage_dir.substr(0, slash);
+		int sfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sfd >= 0) {
-			remove_tree(sfd, s.key);
+			remove_tree(sfd, s.stage_dir.substr(slash + 1));
 			close(sfd);
 		}
 	}

@@ -48,7 +48,12 @@ struct run_state {
 	std::string key; // state and report name: job id (".r<restart>" after requeues)
 	copy_report rep;
 	uint64_t budget = 0; // bytes this run may still stage
-	std::vector<std::string> notes;
+	std::vector<std::string> notes;      // for the report (diagnosing site)
+	std::vector<std::string> node_notes; // this node's, in its summary
+	// The job's staging: <state_dir>/<key>, or a private temporary dir when
+	// the state dir cannot be used (then without the other nodes' shares).
+	std::string stage_dir;
+	bool stage_fallback = false;
 	bool diagnoses_here = true;
 	bool unknown_job = false;       // slurmctld answered: no such job
 	bool output_copied = false;     // the job's stdout/stderr are staged
