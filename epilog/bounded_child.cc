@@ -16,10 +16,16 @@ namespace denpex::epilog {
 
 namespace {
 volatile sig_atomic_t stop_flag = 0;
-}
+volatile double stop_at = 0; // monotonic, set before the flag
+} // namespace
 
 void request_stop()
 {
+	if (stop_flag)
+		return;
+	struct timespec ts; // clock_gettime is async-signal-safe
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	stop_at = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 	stop_flag = 1;
 }
 
@@ -45,11 +51,16 @@ void sleep_ms(long ms)
 namespace {
 
 // Waits until fd is readable or until passes: 1 readable, 0 time is up, -1 error.
-int wait_readable(int fd, double until)
+int wait_readable(int fd, double until, on_stop mode = on_stop::end)
 {
 	for (;;) {
+		if (stop_requested()) {
+			if (mode == on_stop::end)
+				return 0;
+			until = std::min(until, stop_at + finish_grace_s);
+		}
 		double left = until - mono_now();
-		if (left <= 0 || stop_requested())
+		if (left <= 0)
 			return 0;
 		struct pollfd pfd = {fd, POLLIN, 0};
 		int pr = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
@@ -64,11 +75,11 @@ int wait_readable(int fd, double until)
 
 } // namespace
 
-bool read_pipe_bounded(int fd, double until, size_t max_bytes, std::string &out)
+bool read_pipe_bounded(int fd, double until, size_t max_bytes, std::string &out, on_stop mode)
 {
 	char buf[65536];
 	for (;;) {
-		if (wait_readable(fd, until) <= 0)
+		if (wait_readable(fd, until, mode) <= 0)
 			return false;
 		ssize_t r = read(fd, buf, sizeof(buf));
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
@@ -120,7 +131,7 @@ bool reap_child(pid_t pid, bool kill_first, double wait_s, int *status)
 	}
 }
 
-std::optional<std::string> run_bounded(double timeout_s, const std::function<std::string()> &fn)
+std::optional<std::string> run_bounded(double timeout_s, const std::function<std::string()> &fn, on_stop mode)
 {
 	int p[2];
 	if (timeout_s <= 0 || pipe2(p, O_CLOEXEC) != 0)
@@ -153,7 +164,7 @@ std::optional<std::string> run_bounded(double timeout_s, const std::function<std
 	}
 	close(p[1]);
 	std::string out;
-	bool done = read_pipe_bounded(p[0], mono_now() + timeout_s, 64u << 20, out);
+	bool done = read_pipe_bounded(p[0], mono_now() + timeout_s, 64u << 20, out, mode);
 	close(p[0]);
 	int status = 0;
 	// The child's exit follows its EOF closely; past the deadline it is killed.

@@ -16,15 +16,19 @@ namespace denpex::epilog {
 double mono_now();
 
 // A stop asked for (SIGTERM to the epilog): every bounded wait ends now, so
-// that the run writes its report with what it has, within a short grace.
+// that the run writes its report with what it has, within a short grace;
+// a wait for work already gathered (the diagnosis: finishing) gets
+// finish_grace_s more.
 void request_stop(); // async-signal-safe
 bool stop_requested();
+inline constexpr double finish_grace_s = 1.5;
+enum class on_stop { end, finish };
 void sleep_ms(long ms);
 
 // Reads fd until EOF or until the monotonic clock passes until; keeps at
 // most max_bytes of it (the rest is read and dropped, so that the writer
 // never blocks on a full pipe). True at EOF.
-bool read_pipe_bounded(int fd, double until, size_t max_bytes, std::string &out);
+bool read_pipe_bounded(int fd, double until, size_t max_bytes, std::string &out, on_stop mode = on_stop::end);
 
 // Reads exactly n bytes (a record of the copy protocol, safe_read.cc) unless
 // EOF, an error or the deadline comes first (*timed_out then says which).
@@ -38,6 +42,7 @@ bool reap_child(pid_t pid, bool kill_first, double wait_s, int *status);
 // did not finish within timeout_s (it is then killed), threw or crashed.
 // Keeps a hung slurmdbd connection or a crash in the diagnosis from taking
 // the report with it.
-std::optional<std::string> run_bounded(double timeout_s, const std::function<std::string()> &fn);
+std::optional<std::string> run_bounded(double timeout_s, const std::function<std::string()> &fn,
+				       on_stop mode = on_stop::end);
 
 } // namespace denpex::epilog

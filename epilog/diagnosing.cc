@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <cstdlib>
 
@@ -171,11 +173,19 @@ bool wait_and_claim(run_state &s, int jfd)
 				  " nodes (waited " + std::to_string(s.cfg.node_wait_s) + " s)");
 	// One diagnosis per job, whoever gets here first.
 	int cl = openat(jfd, "claimed", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (cl < 0) {
+	if (cl < 0 && errno == EEXIST) {
 		log_msg(LOG_INFO, "job %s: already being diagnosed elsewhere", s.ctx.job_id_str.c_str());
 		return false;
 	}
-	close(cl);
+	// Anything else (the dir removed under us): diagnose what is left, and say so.
+	if (cl < 0) {
+		s.notes.push_back(std::string("staging dir unusable while in use (") + strerror(errno) +
+				  "): the diagnosis has only what could still be read");
+		log_msg(LOG_ERR, "job %s: %s: cannot claim the diagnosis: %s", s.ctx.job_id_str.c_str(),
+			s.stage_dir.c_str(), strerror(errno));
+	} else {
+		close(cl);
+	}
 	return true;
 }
 
@@ -232,7 +242,9 @@ diagnosis_inputs diagnosis_inputs_of(const run_state &s, int jfd)
 
 diagnosis run_diagnosis(const diagnosis_inputs &in, double timeout_s)
 {
-	auto out = run_bounded(timeout_s, [&in]() { return encode_diagnosis(diagnose_now(in)); });
+	// A stop (SIGTERM) lets it finish for a moment: what was gathered is
+	// worth its verdict.
+	auto out = run_bounded(timeout_s, [&in]() { return encode_diagnosis(diagnose_now(in)); }, on_stop::finish);
 	if (!out) {
 		diagnosis d;
 		d.error = "diagnosis did not finish in time or crashed";

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -59,9 +61,59 @@ uint64_t disk_bytes(int dirfd, int depth, unsigned &entries)
 	return total;
 }
 
-// "Now" on the clock that stamps the state dir's files: a file touched now.
-// A node clock that jumped (or this process's clock) must not make every
-// job's staging look stale; a shared state dir has its server's clock.
+// A job dir's age that no clock jump changes: every run that uses it leaves
+// ".seen.<boot id>" with this boot's CLOCK_BOOTTIME; a dir seen by this boot
+// is judged on that clock. Other dirs (other nodes' in a shared state dir,
+// or from before a reboot) are judged on their mtime against the file
+// system's "now" (a file touched now: a shared dir has its server's clock).
+std::string boot_id()
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	char b[64] = {};
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	std::string id;
+	for (ssize_t i = 0; i < n; i++)
+		if (isxdigit(static_cast<unsigned char>(b[i])) || b[i] == '-')
+			id += b[i];
+	return id.empty() ? "unknown" : id;
+}
+
+double boot_seconds()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+void mark_seen(int jfd)
+{
+	std::string name = ".seen." + boot_id();
+	std::string now = std::to_string(static_cast<long long>(boot_seconds())) + "\n";
+	int fd = openat(jfd, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, now.data(), now.size()) < 0)
+		log_msg(LOG_DEBUG, "%s: %s", name.c_str(), strerror(errno));
+	close(fd);
+}
+
+// Seconds since this boot last used the dir, or -1 when it never did.
+double boot_age(int sfd, const char *dir)
+{
+	std::string rel = std::string(dir) + "/.seen." + boot_id();
+	int fd = openat(sfd, rel.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char b[32] = {};
+	ssize_t n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	return boot_seconds() - strtod(b, nullptr);
+}
+
 time_t fs_now(int sfd)
 {
 	int fd = openat(sfd, ".now", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -85,14 +137,17 @@ void housekeeping(const run_state &s, int sfd)
 	}
 	// No epilog run is older than its deadline: a job dir older than a few
 	// deadlines is a leftover (a node that gathered but never diagnosed).
-	time_t old = fs_now(sfd) - std::max<time_t>(600, 3 * static_cast<time_t>(s.cfg.deadline_s));
+	time_t max_age = std::max<time_t>(600, 3 * static_cast<time_t>(s.cfg.deadline_s));
+	time_t old = fs_now(sfd) - max_age;
 	std::vector<std::string> stale;
 	struct dirent *de;
 	while ((de = readdir(d)) != nullptr && stale.size() < 20) {
 		if (de->d_name[0] == '.' || de->d_name == s.key)
 			continue;
+		double age = boot_age(sfd, de->d_name);
 		struct stat st;
-		if (fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
+		if (age >= 0 ? age > static_cast<double>(max_age)
+			     : fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
 			stale.push_back(de->d_name);
 	}
 	closedir(d);
@@ -244,6 +299,8 @@ int open_in_state_dir(run_state &s, std::string &why)
 	close(sfd);
 	if (jfd < 0)
 		why = s.cfg.state_dir + "/" + s.key + ": " + strerror(e);
+	else
+		mark_seen(jfd);
 	return jfd;
 }
 
@@ -300,19 +357,35 @@ void cap_budget_by_state_dir(run_state &s)
 
 std::string gather_summary(const run_state &s)
 {
+	// A job with thousands of files gets the first of them, then a count.
+	constexpr size_t max_lines = 100;
 	std::string t = "Collected (user files read as uid " + std::to_string(s.cred().uid) + "):\n";
-	for (const copied_file &f : s.rep.files)
+	uint64_t more_bytes = 0;
+	for (size_t i = 0; i < s.rep.files.size(); i++) {
+		const copied_file &f = s.rep.files[i];
+		if (i >= max_lines) {
+			more_bytes += f.bytes;
+			continue;
+		}
 		t += "  " + printable(f.src) + " -> " + printable(f.dst) + " (" + std::to_string(f.bytes) + " of " +
 		     std::to_string(f.src_size) + " bytes" + (f.truncated ? ", head and tail only" : "") + ")\n";
+	}
+	if (s.rep.files.size() > max_lines)
+		t += "  ... and " + std::to_string(s.rep.files.size() - max_lines) + " more files (" +
+		     std::to_string(more_bytes) + " bytes)\n";
 	t += "Skipped:\n";
-	size_t dup = 0;
+	size_t dup = 0, shown = 0, more = 0;
 	// "already collected" is the normal case of a shared spool: counted only.
 	for (const skipped_file &k : s.rep.skipped) {
 		if (k.reason == "already collected")
 			dup++;
-		else
+		else if (shown++ < max_lines)
 			t += "  " + printable(k.src) + ": " + printable(k.reason) + "\n";
+		else
+			more++;
 	}
+	if (more)
+		t += "  ... and " + std::to_string(more) + " more\n";
 	if (dup)
 		t += "  " + std::to_string(dup) + " files already collected by another node\n";
 	for (const std::string &n : s.node_notes)

@@ -34,7 +34,8 @@ void diagnose_job(run_state &s, int jfd)
 	if (!wait_and_claim(s, jfd))
 		return;
 	gather_diagnosing_extras(s, jfd);
-	diagnosis d = run_diagnosis(diagnosis_inputs_of(s, jfd), std::max(1.0, s.left() - 8));
+	diagnosis d = run_diagnosis(diagnosis_inputs_of(s, jfd),
+				    stop_requested() ? finish_grace_s : std::max(1.0, s.left() - 8));
 	if (stop_requested()) {
 		s.notes.push_back("stopped by SIGTERM after " + std::to_string(static_cast<int>(mono_now() - s.t0)) +
 				  " s; the report has what was gathered until then");
