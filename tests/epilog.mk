@@ -1,5 +1,6 @@
 # tests/epilog.mk: denpex-epilog's unit tests (Check) and its end-to-end
-# test on a real Slurm (root; skips outside CI when not root, fails in CI).
+# tests on a real Slurm (root; skip outside CI when not root, fail in CI):
+# the end-to-end run, the trust boundaries and the injected faults.
 if HAVE_CHECK
 if BUILD_EPILOG
 check_PROGRAMS += tests/check_epilog
@@ -18,9 +19,9 @@ tests_check_epilog_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(YAML_LIBS) $(C
 if BUILD_EPILOG
 TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
 if BUILD_SPANK
-TESTS += %reldir%/slurm/trust_integration.sh
+TESTS += %reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh
 endif
 endif
 EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
-	%reldir%/slurm/trust_integration.sh \
+	%reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh \
 	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py
