@@ -553,16 +553,12 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 		}
 	}
 	close(p[0]);
-	// Never block on a child stuck in the kernel: kill, then reap briefly.
-	kill(pid, SIGKILL);
+	// A reader that said it was done exits at once (let it: a tool such as
+	// valgrind sees it end); one that did not may be stuck in the kernel:
+	// never block on it, kill it and reap briefly.
 	int status;
-	for (int i = 0; i < 50; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, nullptr);
-	}
+	if (!stop_reason.empty() || !reap_child(pid, false, 1.0, &status))
+		reap_child(pid, true, 0.5, &status);
 	if (!stop_reason.empty())
 		rep.skipped.push_back({src, stop_reason});
 }

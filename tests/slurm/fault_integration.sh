@@ -44,6 +44,8 @@ harness_setup
 want() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }
 
 CTL=$WORK/ctl FAULTS=$WORK/faults VG=$WORK/valgrind
+VG_RUN=
+[ -x "$top_builddir/libtool" ] && VG_RUN="$top_builddir/libtool --mode=execute"
 mkdir -p "$CTL" "$FAULTS" "$VG"
 chmod 700 "$CTL" "$FAULTS" "$VG"
 SECRET=$WORK/secret
@@ -84,8 +86,9 @@ twice)
 clock+) DONT_FAKE_MONOTONIC=1 faketime -f +3h "$EPILOG" -c "\$conf"; rc=\$? ;;
 clock-) DONT_FAKE_MONOTONIC=1 faketime -f -3h "$EPILOG" -c "\$conf"; rc=\$? ;;
 valgrind)
-	# Its own verdict line; the epilog's exit code stays the epilog's.
-	valgrind --tool=memcheck --error-exitcode=99 --leak-check=no --track-fds=no \\
+	# Its own verdict line; the epilog's exit code stays the epilog's. The
+	# program itself, not a libtool wrapper script around it.
+	$VG_RUN valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --track-fds=no \\
 		--log-file=$VG/\$SLURM_JOB_ID.%p.log "$EPILOG" -c "\$conf"; rc=\$?
 	echo "job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME vrc=\$rc" >>$VG/runs.log
 	[ \$rc = 99 ] && rc=0 ;;
@@ -176,8 +179,12 @@ assess() {
 	fi
 	check "$what: nothing lost (Comment '$c'; report verdict '${v:-none}'; '${a:-}')" test $lost = no
 	check "$what: no root-only byte in any output" no_secret "$j"
-	if [ -s "$r" ]; then a="report: ${v:-?}${a:+; $a}"; else a="no report; log: $(admin_log "$j")"; fi
-	row "$what" "$rc" "$secs" "$drained" "$(cut_to "${c:-(no Comment)}" 60)" "$(cut_to "$a" 110)"
+	# The admin's view: the report's accounting line and first note, or the
+	# log when there is no report.
+	local note
+	note=$(sed -n '/^Notes:/{n;s/^ *//;p;q}' "$r" 2>/dev/null)
+	if [ -s "$r" ]; then a="report${a:+; $a}${note:+; note: $note}"; else a="no report; log: $(admin_log "$j")"; fi
+	row "$what" "$rc" "$secs" "$drained" "$(cut_to "${c:-(no Comment)}" 60)" "$(cut_to "$a" 140)"
 }
 
 # ---------------------------------------------------------------- phase 1: at once
@@ -347,8 +354,12 @@ fi
 if want valgrind; then
 	vg_errors=$(grep -h 'ERROR SUMMARY' "$VG"/*.log 2>/dev/null | awk '{ s += $4 } END { print s + 0 }')
 	vg_procs=$(grep -l 'ERROR SUMMARY' "$VG"/*.log 2>/dev/null | wc -l)
-	check "valgrind: memcheck over $vg_procs processes of the epilog: $vg_errors errors" \
-		sh -c "[ $vg_procs -ge 3 ] && [ $vg_errors = 0 ]"
+	vg_all=$(grep -l 'Command: .*denpex-epilog' "$VG"/*.log 2>/dev/null | wc -l)
+	check "valgrind: memcheck (definite leaks too) over $vg_procs processes of the epilog: $vg_errors errors" \
+		sh -c "[ $vg_procs -ge 5 ] && [ $vg_errors = 0 ] && grep -q 'vrc=0' '$VG/runs.log'"
+	# A process killed on purpose (a bounded worker past its time) leaves no
+	# summary; in this run none should be.
+	check "valgrind: every process of the run ended on its own ($vg_procs of $vg_all)" test "$vg_procs" = "$vg_all"
 	[ "$vg_errors" = 0 ] || grep -h -A12 'Invalid\|uninitialised\|Mismatched' "$VG"/*.log | head -60
 fi
 
