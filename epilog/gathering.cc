@@ -207,6 +207,23 @@ void collect_kernel_messages(run_state &s, int jfd)
 	scope.gpu_buses = gpu_buses_of("/proc/driver/nvidia/gpus", s.ctx.job_gpus);
 	scope.node_exclusive = s.ji.exclusive;
 	scope.start = static_cast<double>(s.ji.start);
+	// No start from slurmctld: the plugin's root-owned marker was written at
+	// the job's start. Without either, a uid, pid or GPU in a line could be an
+	// earlier job's: only lines naming the job's cgroup are its.
+	if (scope.start <= 0 && s.spool.ok) {
+		struct stat st;
+		std::string marker = s.spool_job + "/" + spool_marker_prefix + node_file_name(s.ctx.node);
+		if (lstat(marker.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0)
+			scope.start = static_cast<double>(st.st_mtime);
+	}
+	if (scope.start <= 0) {
+		scope.uid = static_cast<uid_t>(-1);
+		scope.pids.clear();
+		scope.gpu_buses.clear();
+		scope.node_exclusive = false;
+		s.node_notes.push_back("the job's start is unknown (no answer from slurmctld, no spool marker): kernel "
+				       "lines taken only when they name the job's cgroup");
+	}
 	std::string err;
 	uint64_t others = 0;
 	std::string k =

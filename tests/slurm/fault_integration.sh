@@ -404,6 +404,9 @@ if want ctld_down; then
 		for _ in 1 2 3; do restart_testbed && break; sleep 2; done || bad "slurmctld down: testbed restart"
 		check "slurmctld down: the report says the job state was unavailable" report_has "$j" 'job state unavailable'
 		assess "slurmctld down" "$j" "" 3
+		# Without the job's start no earlier job's kernel line (an OOM kill of
+		# the same user's) may be taken for this job's: its own error wins.
+		check "slurmctld down: the job's own error is the verdict" matches "$(comment_of "$j")" 'python_exception'
 	else
 		bad "slurmctld down: the job's epilogs did not finish or left no environment"
 	fi
