@@ -38,7 +38,6 @@ harness_on_exit() {
 	local m
 	[ -z "$DBD_STOPPED" ] || kill -CONT "$DBD_STOPPED" 2>/dev/null
 	for m in "${MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
-	rm -rf /tmp/denpex-epilog.* 2>/dev/null
 }
 harness_setup
 want() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }
@@ -333,6 +332,10 @@ fi
 if want state_ro; then
 	check "state dir read-only: the report says where the staging went" \
 		report_has "${JOB[state dir read-only]}" 'state_dir unusable'
+fi
+if want state_ro || want state_full; then
+	left=$(find /tmp -maxdepth 1 -name 'denpex-epilog.*' -newer "$SECRET" 2>/dev/null)
+	check "state dir unusable: the private staging dirs are removed after the diagnosis ('$left')" test -z "$left"
 fi
 if want twice; then
 	c=$(comment_of "${JOB[two epilogs at once]}")
