@@ -187,19 +187,17 @@ void collect_kernel_messages(run_state &s, int jfd)
 {
 	if (s.cfg.kernel_log != kernel_source::kmsg || s.cfg.kernel_max_bytes == 0)
 		return;
-	// The window is on slurmctld's clock (the job's start and end). The epilog
-	// runs seconds after the job's end: a node clock that says otherwise by
-	// minutes jumped during the job, and the kernel's times (boot-relative,
-	// dated with the node's clock now) are moved onto slurmctld's.
+	// The window is on slurmctld's clock (the job's start). slurmctld's end
+	// time may be the expected end of a job it still shows running, so it
+	// does not move the kernel's times; an end minutes behind this node's
+	// clock is noted (a clock that jumped ahead, or a late epilog).
 	time_t now = time(nullptr);
-	double shift = 0;
-	if (s.ji.end > 0 && (now - s.ji.end > 600 || now - s.ji.end < -120)) {
-		shift = static_cast<double>(s.ji.end - now);
-		s.node_notes.push_back("this node's clock is " + std::to_string(static_cast<long long>(-shift)) +
-				       " s off slurmctld's job end; kernel message times moved onto slurmctld's clock");
-	}
-	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : now + static_cast<time_t>(shift) - 3600;
-	time_t to = now + static_cast<time_t>(shift);
+	if (s.ji.end > 0 && now - s.ji.end > 600)
+		s.node_notes.push_back("this node's clock is " + std::to_string(static_cast<long long>(now - s.ji.end)) +
+				       " s past slurmctld's job end (a clock jump, or a late epilog): kernel message "
+				       "times are this node's");
+	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : now - 3600;
+	time_t to = now;
 	job_scope scope;
 	scope.job_id = s.ctx.job_id;
 	scope.uid = s.ctx.uid;
@@ -226,8 +224,7 @@ void collect_kernel_messages(run_state &s, int jfd)
 	}
 	std::string err;
 	uint64_t others = 0;
-	std::string k =
-		kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err, shift);
+	std::string k = kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err);
 	if (!err.empty())
 		s.rep.skipped.push_back({"/dev/kmsg", err});
 	if (others > 0)

@@ -82,8 +82,7 @@ std::string kmsg_format(const std::string &record, double boot_epoch, time_t fro
 }
 
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err,
-			double shift_s)
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err)
 {
 	int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -91,7 +90,7 @@ std::string kmsg_window(const std::string &path, time_t from, time_t to, const s
 		return "";
 	}
 	// printk times count from boot on the monotonic clock.
-	double boot_epoch = clock_s(CLOCK_REALTIME) - clock_s(CLOCK_MONOTONIC) + shift_s;
+	double boot_epoch = clock_s(CLOCK_REALTIME) - clock_s(CLOCK_MONOTONIC);
 	std::deque<std::string> lines;
 	uint64_t total = 0;
 	char buf[8192 + 1];

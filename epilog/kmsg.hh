@@ -14,11 +14,9 @@ namespace denpex::epilog {
 // seconds); at most cap bytes, the newest kept. host names the node
 // (SLURMD_NODENAME: virtual nodes share a hostname). path is /dev/kmsg
 // except in tests. *unattributed counts the other lines of the window (their
-// text is not kept). err is set when unreadable. shift_s moves the kernel's
-// times onto another clock (slurmctld's, when this node's clock jumped).
+// text is not kept). err is set when unreadable.
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err,
-			double shift_s = 0);
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err);
 
 // One raw kmsg record ("pri,seq,usec,flags;text") as a journal line; empty
 // when the record is malformed or outside the window.
