@@ -1,6 +1,6 @@
 #include "config.hh"
 
-#include <yaml.h>
+#include "denpex_diag.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,99 +24,31 @@ struct entry {
 	size_t line = 0;
 };
 
-// Reads the top-level mapping into entries; false with *err on bad YAML.
-bool read_entries(const std::string &text, std::vector<entry> &out, std::string &err)
+// The top-level mapping as entries, read by libdiag's YAML loader (through
+// its C header); false with err ("name:line: reason") when it is not one.
+bool read_entries(const std::string &text, const std::string &name, std::vector<entry> &out, std::string &err)
 {
-	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p)) {
-		err = "cannot initialise the YAML parser";
+	denpex_conf_entry *es = nullptr;
+	size_t n = 0;
+	char *e = nullptr;
+	if (denpex_conf_parse(text.data(), text.size(), name.c_str(), &es, &n, &e) != DENPEX_OK) {
+		err = e ? e : name + ": cannot be read";
+		denpex_free(e);
 		return false;
 	}
-	yaml_parser_set_input_string(&p, reinterpret_cast<const unsigned char *>(text.data()),
-				     text.size());
-	// States: 0 before the mapping, 1 expecting key, 2 expecting value, 3 in a list.
-	int state = 0;
-	bool ok = true, done = false;
-	entry cur;
-	while (!done) {
-		yaml_event_t ev;
-		if (!yaml_parser_parse(&p, &ev)) {
-			err = "line " + std::to_string(p.problem_mark.line + 1) + ": " +
-			      (p.problem ? p.problem : "syntax error");
-			ok = false;
-			break;
-		}
-		size_t line = ev.start_mark.line + 1;
-		switch (ev.type) {
-		case YAML_STREAM_START_EVENT:
-		case YAML_DOCUMENT_START_EVENT:
-			break;
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_END_EVENT:
-			break;
-		case YAML_MAPPING_START_EVENT:
-			if (state == 0)
-				state = 1;
-			else {
-				err = "line " + std::to_string(line) + ": nested mappings are not allowed";
-				ok = false;
-				done = true;
-			}
-			break;
-		case YAML_MAPPING_END_EVENT:
-			state = 0;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (state == 2) {
-				cur.is_list = true;
-				state = 3;
-			} else {
-				err = "line " + std::to_string(line) + ": unexpected list";
-				ok = false;
-				done = true;
-			}
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-			out.push_back(cur);
-			cur = entry();
-			state = 1;
-			break;
-		case YAML_SCALAR_EVENT: {
-			std::string v(reinterpret_cast<char *>(ev.data.scalar.value), ev.data.scalar.length);
-			if (state == 1) {
-				cur = entry();
-				cur.key = v;
-				cur.line = line;
-				state = 2;
-			} else if (state == 2) {
-				cur.scalar = v;
-				out.push_back(cur);
-				cur = entry();
-				state = 1;
-			} else if (state == 3) {
-				cur.items.push_back(v);
-			} else {
-				// A bare scalar document ("garbage") is not a mapping.
-				err = "line " + std::to_string(line) + ": expected a mapping of keys to values";
-				ok = false;
-				done = true;
-			}
-			break;
-		}
-		case YAML_ALIAS_EVENT:
-			err = "line " + std::to_string(line) + ": aliases are not allowed";
-			ok = false;
-			done = true;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
+	for (size_t i = 0; i < n; i++) {
+		entry x;
+		x.key = es[i].key;
+		x.line = static_cast<size_t>(es[i].line);
+		x.is_list = es[i].value == nullptr;
+		if (x.is_list)
+			x.items.assign(es[i].items, es[i].items + es[i].nitems);
+		else
+			x.scalar = es[i].value;
+		out.push_back(std::move(x));
 	}
-	yaml_parser_delete(&p);
-	return ok;
+	denpex_free(es);
+	return true;
 }
 
 bool parse_u64(const std::string &s, uint64_t &v)
@@ -171,8 +103,8 @@ config_result config_parse_string(const std::string &text, const std::string &na
 	r.file_found = true;
 	std::vector<entry> entries;
 	std::string err;
-	if (!read_entries(text, entries, err)) {
-		r.errors.push_back(name + ": " + err + "; using built-in defaults for every key");
+	if (!read_entries(text, name, entries, err)) {
+		r.errors.push_back(err + "; using built-in defaults for every key");
 		return r;
 	}
 	config &c = r.cfg;

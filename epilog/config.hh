@@ -1,4 +1,5 @@
-// denpex-epilog configuration: conf/denpex.yaml (libyaml).
+// denpex-epilog configuration: conf/denpex.yaml, read by libdiag's YAML
+// loader (denpex_conf_parse).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "gpu_health_collect.hh"
 
+#include "bounded_child.hh"
+
 #include <curl/curl.h>
 #include <jansson.h>
 
@@ -20,13 +22,6 @@
 namespace denpex::epilog {
 
 namespace {
-
-double mono()
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 const char *const fields[] = {"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
 			      "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_RETIRED_PENDING"};
@@ -121,40 +116,13 @@ bool run_tool(const std::string &path, const std::vector<std::string> &args, uid
 	}
 	close(p[1]);
 	out.clear();
-	double until = mono() + timeout_s;
-	bool eof = false;
-	char buf[65536];
-	for (;;) {
-		double left = until - mono();
-		if (left <= 0)
-			break;
-		struct pollfd pfd = {p[0], POLLIN, 0};
-		int pr = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			break;
-		ssize_t r = read(p[0], buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			eof = r == 0;
-			break;
-		}
-		if (out.size() < max_bytes)
-			out.append(buf, std::min(static_cast<size_t>(r), max_bytes - out.size()));
-	}
+	bool eof = read_pipe_bounded(p[0], mono_now() + timeout_s, max_bytes, out);
 	close(p[0]);
-	if (!eof)
-		kill(-pid, SIGKILL), kill(pid, SIGKILL);
 	int status = 0;
-	pid_t w;
-	for (int i = 0; i < 200; i++) {
-		w = waitpid(pid, &status, eof ? 0 : WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, nullptr);
+	// At EOF the tool is about to exit; one that lingers is killed too.
+	if (!reap_child(pid, !eof, 2.0, &status) && eof) {
+		reap_child(pid, true, 1.0, &status);
+		eof = false;
 	}
 	if (!eof) {
 		err = path + ": no answer within " + std::to_string(static_cast<int>(std::ceil(timeout_s))) + " s; killed";
@@ -184,7 +152,7 @@ std::string prometheus_dcgm_series(const std::string &base_url, const std::vecto
 		return "";
 	}
 	long window = std::max<long>(60, static_cast<long>(end - start) + 60);
-	double until = mono() + timeout_s;
+	double until = mono_now() + timeout_s;
 	CURL *c = curl_easy_init();
 	if (!c) {
 		err = "libcurl: init failed";
@@ -192,7 +160,7 @@ std::string prometheus_dcgm_series(const std::string &base_url, const std::vecto
 	}
 	std::string text;
 	for (const char *field : fields) {
-		double left = until - mono();
+		double left = until - mono_now();
 		if (left < 0.2) {
 			err = "Prometheus: out of time";
 			break;

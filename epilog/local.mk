@@ -5,6 +5,15 @@ sbin_PROGRAMS += denpex-epilog
 endif
 denpex_epilog_SOURCES = \
 	%reldir%/main.cc \
+	%reldir%/run.hh %reldir%/run.cc \
+	%reldir%/run_state.hh %reldir%/run_state.cc \
+	%reldir%/job_context.hh %reldir%/job_context.cc \
+	%reldir%/gathering.hh %reldir%/gathering.cc \
+	%reldir%/diagnosing.hh %reldir%/diagnosing.cc \
+	%reldir%/job_report.hh %reldir%/job_report.cc \
+	%reldir%/verdict_comment.hh %reldir%/verdict_comment.cc \
+	%reldir%/bounded_child.hh %reldir%/bounded_child.cc \
+	%reldir%/worker_record.hh %reldir%/worker_record.cc \
 	%reldir%/config.hh %reldir%/config.cc \
 	%reldir%/log.hh %reldir%/log.cc \
 	%reldir%/expand.hh %reldir%/expand.cc \
@@ -18,8 +27,8 @@ denpex_epilog_SOURCES = \
 	%reldir%/slurm_io.hh %reldir%/slurm_io.cc \
 	%reldir%/gpu_health_collect.hh %reldir%/gpu_health_collect.cc \
 	$(NULL)
-denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(YAML_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS)
-denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
+denpex_epilog_CXXFLAGS = $(AM_CXXFLAGS) $(SLURM_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS)
+denpex_epilog_LDADD = libdiag/libdenpexdiag.la $(SLURM_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
 # The man pages name the configuration file where this build looks for it
 # ($(sysconfdir)/denpex/denpex.yaml: /etc/denpex/... with --sysconfdir=/etc).

@@ -1,5 +1,7 @@
 #include "safe_read.hh"
 
+#include "bounded_child.hh"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -350,13 +352,6 @@ void close_other_fds(int keep)
 
 // ---- parent side ----------------------------------------------------------
 
-double now_s()
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
 struct reader {
 	int fd;
 	double deadline;
@@ -364,32 +359,10 @@ struct reader {
 
 	bool get(void *p, size_t n)
 	{
-		char *c = static_cast<char *>(p);
-		while (n > 0) {
-			double left = deadline - now_s();
-			if (left <= 0) {
-				timed_out = true;
-				return false;
-			}
-			struct pollfd pfd = {fd, POLLIN, 0};
-			int pr = poll(&pfd, 1, static_cast<int>(left * 1000) + 1);
-			if (pr < 0 && errno == EINTR)
-				continue;
-			if (pr == 0) {
-				timed_out = true;
-				return false;
-			}
-			if (pr < 0)
-				return false;
-			ssize_t r = read(fd, c, n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				return false;
-			c += r;
-			n -= static_cast<size_t>(r);
-		}
-		return true;
+		bool late = false;
+		bool ok = read_pipe_exact(fd, p, n, deadline, &late);
+		timed_out = timed_out || late;
+		return ok;
 	}
 
 	bool get_str(std::string &s, size_t max)
@@ -468,14 +441,16 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 		child_main(p[1], src, tree, cred, lim);
 	}
 	close(p[1]);
-	reader rd{p[0], now_s() + lim.timeout_s};
+	reader rd{p[0], mono_now() + lim.timeout_s};
 	std::string stop_reason;
 	uint64_t file_cap = lim.max_bytes_per_file + 128; // room for the marker line
 	std::vector<char> buf(chunk_size);
+	size_t copied = 0;
 	for (;;) {
 		char type;
 		if (!rd.get(&type, 1)) {
-			stop_reason = rd.timed_out ? "timed out reading (hung file system?)"
+			stop_reason = rd.timed_out ? "timed out reading after " + std::to_string(copied) + " files in " +
+							     std::to_string(lim.timeout_s) + " s (a hung file system, or too many files)"
 						   : "reader ended early";
 			break;
 		}
@@ -558,8 +533,11 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 		}
 		if (size > lim.max_bytes_per_file)
 			cf.truncated = true;
+		// No fsync: the staging copies live for one epilog run (close() is
+		// enough for a shared NFS state dir), and 10,000 fsyncs would spend
+		// the read timeout.
 		if (out >= 0) {
-			fsync(out);
+			copied++;
 			close(out);
 			if (broken)
 				cf.truncated = cf.budget_cut = true;
@@ -568,22 +546,19 @@ void run_child(const std::string &src, bool tree, const user_cred &cred, const r
 			rep.skipped.push_back({shown, why_not});
 		}
 		if (broken) {
-			stop_reason = rd.timed_out ? "timed out reading (hung file system?)"
+			stop_reason = rd.timed_out ? "timed out reading after " + std::to_string(copied) + " files in " +
+							     std::to_string(lim.timeout_s) + " s (a hung file system, or too many files)"
 						   : "reader ended early";
 			break;
 		}
 	}
 	close(p[0]);
-	// Never block on a child stuck in the kernel: kill, then reap briefly.
-	kill(pid, SIGKILL);
+	// A reader that said it was done exits at once (let it: a tool such as
+	// valgrind sees it end); one that did not may be stuck in the kernel:
+	// never block on it, kill it and reap briefly.
 	int status;
-	for (int i = 0; i < 50; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, nullptr);
-	}
+	if (!stop_reason.empty() || !reap_child(pid, false, 1.0, &status))
+		reap_child(pid, true, 0.5, &status);
 	if (!stop_reason.empty())
 		rep.skipped.push_back({src, stop_reason});
 }

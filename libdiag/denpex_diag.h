@@ -137,6 +137,29 @@ DENPEX_API denpex_status denpex_metrics_record(const char *metrics_dir, const ch
 #endif
 	;
 
+/* One key of a configuration file: a YAML mapping of keys to scalars or to
+ * lists of scalars (denpex.yaml), read by libdiag's YAML loader, the one
+ * that reads the signatures. */
+typedef struct denpex_conf_entry {
+	const char *key;
+	const char *value;        /* the scalar ("" when empty or null); NULL for a list */
+	const char *const *items; /* the list's scalars; NULL for a scalar */
+	size_t nitems;
+	int line; /* 1-based line of the key */
+} denpex_conf_entry;
+
+/* Parses len bytes of text (name: for messages) as such a mapping. On
+ * DENPEX_OK *entries receives *nentries entries in file order, in one
+ * malloc()ed block that the caller frees with denpex_free(). Otherwise
+ * DENPEX_ERR_INPUT and, when error is not NULL, a malloc()ed
+ * "name:line: reason" in *error (not YAML, not a mapping, a nested mapping). */
+DENPEX_API denpex_status denpex_conf_parse(const char *text, size_t len, const char *name,
+					   denpex_conf_entry **entries, size_t *nentries, char **error)
+#ifdef __cplusplus
+	noexcept
+#endif
+	;
+
 DENPEX_API void denpex_free(void *p);
 
 /* The reason for the last failure in this thread. */

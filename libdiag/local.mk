@@ -22,6 +22,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/model/evidence.hh %reldir%/model/evidence.cc \
 	%reldir%/model/run_links.hh \
 	%reldir%/config/yaml_doc.hh %reldir%/config/yaml_doc.cc \
+	%reldir%/config/conf_c_api.cc \
 	%reldir%/reading/source_sniff.hh %reldir%/reading/source_sniff.cc \
 	%reldir%/reading/line_reader.hh %reldir%/reading/line_reader.cc \
 	%reldir%/reading/text_clean.hh %reldir%/reading/text_clean.cc \

@@ -32,7 +32,7 @@ int submit_init_post_opt(spank_t sp, bool is_srun)
 	int enabled = resolve_enabled(options_state(), env, cfg->pc_default_on, &bad_env);
 	if (bad_env && options_state() < 0) {
 		slurm_error("denpex: %s=%s: invalid value, expected on or off (or use --denpex=on|off)",
-			    DENPEX_ENV_OPTION, env);
+			    DENPEX_ENV_OPTION, shown_value(env).c_str());
 		return -1;
 	}
 	control_setenv(sp, "DENPEX_OPTOUT", enabled ? "0" : "1");

@@ -30,7 +30,7 @@ int options_cb(int val, const char *optarg, int remote)
 	(void)remote;
 	int v = parse_onoff(optarg);
 	if (v < 0) {
-		slurm_error("denpex: --denpex=%s: invalid value, expected on or off", optarg ? optarg : "");
+		slurm_error("denpex: --denpex=%s: invalid value, expected on or off", shown_value(optarg).c_str());
 		return -1;
 	}
 	g_option_state = v;

@@ -50,7 +50,7 @@ void upcase(char *s)
 
 int bad(const char *arg, const char *why)
 {
-	slurm_error("denpex: plugstack.conf: bad argument '%s': %s", arg, why);
+	slurm_error("denpex: plugstack.conf: bad argument '%s': %s", shown_value(arg).c_str(), why);
 	return -1;
 }
 
@@ -64,6 +64,28 @@ int parse_flag(const char *arg, const char *value, int *out)
 }
 
 } // namespace
+
+std::string shown_value(const char *v)
+{
+	if (v == nullptr)
+		return "";
+	static const char hex[] = "0123456789abcdef";
+	std::string o;
+	size_t n = strlen(v);
+	for (size_t i = 0; i < n && i < 64; i++) {
+		unsigned char c = static_cast<unsigned char>(v[i]);
+		if (c < 0x20 || c > 0x7e) {
+			o += "\\x";
+			o += hex[c >> 4];
+			o += hex[c & 15];
+		} else {
+			o += static_cast<char>(c);
+		}
+	}
+	if (n > 64)
+		o += "...(" + std::to_string(n) + " bytes)";
+	return o;
+}
 
 int parse_onoff(const char *s)
 {

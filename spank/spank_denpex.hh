@@ -56,6 +56,9 @@ plugin_config *config_get();
 int config_status();
 void config_set_status(int rv);
 
+// A user's or admin's value as an error message may show it: at most 64
+// bytes, control bytes and bytes above 0x7e as \xNN ("...(N bytes)" when cut).
+std::string shown_value(const char *v);
 // "on"/"off" (also yes/no, true/false, 1/0); returns 1, 0, or -1 for anything else.
 int parse_onoff(const char *s);
 

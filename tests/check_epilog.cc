@@ -8,6 +8,9 @@
 #include "../epilog/expand.hh"
 #include "../epilog/gpu_health_collect.hh"
 #include "../epilog/attribution.hh"
+#include "../epilog/bounded_child.hh"
+#include "../epilog/worker_record.hh"
+#include "denpex_diag.h"
 #include "../epilog/kmsg.hh"
 #include "../epilog/report.hh"
 #include "../epilog/safe_read.hh"
@@ -15,7 +18,9 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -763,6 +768,164 @@ START_TEST(safe_read_skips_holes)
 }
 END_TEST
 
+// A worker's answer by field names: any bytes survive, garbage is refused.
+START_TEST(worker_record_round_trip)
+{
+	std::string all;
+	for (int c = 0; c < 256; c++)
+		all += static_cast<char>(c);
+	worker_record r;
+	r.put("bytes", all);
+	r.put("empty", "");
+	r.put("colon:name", "12:34");
+	r.put_int("neg", -42);
+	r.put_bool("yes", true);
+	auto d = worker_record::decode(r.encode());
+	ck_assert(d.has_value());
+	ck_assert(d->str("bytes") == all);
+	ck_assert(d->has("empty") && d->str("empty").empty());
+	std::string colon = d->str("colon:name"); // the macro keeps the pointer: no temporary
+	ck_assert_str_eq(colon.c_str(), "12:34");
+	ck_assert_int_eq(d->int_of("neg"), -42);
+	ck_assert(d->bool_of("yes"));
+	ck_assert(!d->has("absent") && d->int_of("absent") == 0);
+	for (const char *bad : {"5:abc", "3:abc9:x", "x:abc1:y", "3:abc", "99999999999999:a", "-1:a1:b"})
+		ck_assert_msg(!worker_record::decode(bad).has_value(), "accepted %s", bad);
+	ck_assert(worker_record::decode("").has_value());
+}
+END_TEST
+
+START_TEST(job_info_round_trip)
+{
+	job_info j;
+	j.state = "FAILED";
+	j.reason = "NonZeroExitCode";
+	j.exit_code = 256;
+	j.derived_ec = 9;
+	j.comment = std::string("user \xff\xfe note; with | and \n");
+	j.admin_comment = "adm";
+	j.std_out = "/o/%j.out";
+	j.std_err = "/e";
+	j.work_dir = "/w";
+	j.name = "n";
+	j.batch_host = "node1";
+	j.nodes = "node[1-2]";
+	j.start = 1700000000;
+	j.end = 1700000100;
+	j.array_job_id = 7;
+	j.array_task_id = 3;
+	j.restart_cnt = 2;
+	j.uid = 1234;
+	j.gid = 5678;
+	j.exclusive = true;
+	job_info k;
+	std::string err;
+	ck_assert(decode_job_info(encode_job_info(j), k, err));
+	ck_assert(k.loaded);
+	ck_assert(k.state == j.state && k.reason == j.reason && k.comment == j.comment);
+	ck_assert(k.admin_comment == j.admin_comment && k.std_out == j.std_out && k.std_err == j.std_err);
+	ck_assert(k.work_dir == j.work_dir && k.name == j.name && k.batch_host == j.batch_host && k.nodes == j.nodes);
+	ck_assert(k.exit_code == 256 && k.derived_ec == 9 && k.start == j.start && k.end == j.end);
+	ck_assert(k.array_job_id == 7 && k.array_task_id == 3 && k.restart_cnt == 2);
+	ck_assert(k.uid == 1234 && k.gid == 5678 && k.exclusive);
+	worker_record e;
+	e.put_bool("loaded", false);
+	e.put("error", "Invalid job id specified");
+	job_info none;
+	ck_assert(!decode_job_info(e.encode(), none, err));
+	ck_assert_str_eq(err.c_str(), "Invalid job id specified");
+	ck_assert(!none.loaded);
+	ck_assert(!decode_job_info("garbage", none, err));
+}
+END_TEST
+
+// The one bounded pipe reader: EOF, a byte cap, a deadline, a stop.
+START_TEST(pipe_reader_is_bounded)
+{
+	int p[2];
+	ck_assert(pipe(p) == 0);
+	pid_t w = fork();
+	if (w == 0) {
+		close(p[0]);
+		std::string chunk(4096, 'x');
+		for (;;)
+			if (write(p[1], chunk.data(), chunk.size()) < 0)
+				_exit(0);
+	}
+	close(p[1]);
+	std::string out;
+	double t = mono_now();
+	ck_assert(!read_pipe_bounded(p[0], mono_now() + 0.5, 10000, out));
+	ck_assert_uint_eq(out.size(), 10000);
+	ck_assert(mono_now() - t < 3);
+	close(p[0]);
+	int st;
+	ck_assert(reap_child(w, true, 2, &st));
+
+	ck_assert(pipe(p) == 0);
+	w = fork();
+	if (w == 0) {
+		close(p[0]);
+		ck_assert(write(p[1], "0123456789", 10) == 10);
+		_exit(0);
+	}
+	close(p[1]);
+	out.clear();
+	ck_assert(read_pipe_bounded(p[0], mono_now() + 5, 1 << 20, out));
+	ck_assert_str_eq(out.c_str(), "0123456789");
+	close(p[0]);
+	ck_assert(reap_child(w, false, 2, &st) && WIFEXITED(st));
+
+	// A hung worker costs its timeout, then it is killed.
+	t = mono_now();
+	auto r = run_bounded(0.5, []() {
+		sleep(30);
+		return std::string("late");
+	});
+	ck_assert(!r.has_value());
+	ck_assert(mono_now() - t < 3);
+	ck_assert(run_bounded(5, []() { return std::string("fine"); }).value() == "fine");
+	ck_assert(!run_bounded(5, []() -> std::string { throw 1; }).has_value());
+
+	// A stop request ends every wait at once.
+	request_stop();
+	t = mono_now();
+	ck_assert(!run_bounded(20, []() {
+			   sleep(30);
+			   return std::string("late");
+		   }).has_value());
+	ck_assert(mono_now() - t < 3);
+}
+END_TEST
+
+// denpex.yaml through libdiag's loader: entries in order, lines, lists.
+START_TEST(conf_parse_flat_mapping)
+{
+	const char *y = "a: 1\nlist: [x, \"y z\"]\nempty:\nb: two\n";
+	denpex_conf_entry *e = nullptr;
+	size_t n = 0;
+	char *err = nullptr;
+	ck_assert_int_eq(denpex_conf_parse(y, strlen(y), "t.yaml", &e, &n, &err), DENPEX_OK);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(e[0].key, "a");
+	ck_assert_str_eq(e[0].value, "1");
+	ck_assert_int_eq(e[0].line, 1);
+	ck_assert(e[1].value == nullptr && e[1].nitems == 2);
+	ck_assert_str_eq(e[1].items[1], "y z");
+	ck_assert_str_eq(e[2].value, "");
+	ck_assert_str_eq(e[3].value, "two");
+	ck_assert_int_eq(e[3].line, 4);
+	denpex_free(e);
+	const char *bad = "a: 1\nb:\n  c: 2\n";
+	ck_assert_int_eq(denpex_conf_parse(bad, strlen(bad), "b.yaml", &e, &n, &err), DENPEX_ERR_INPUT);
+	ck_assert_msg(err && strstr(err, "b.yaml:3"), "%s", err ? err : "(null)");
+	denpex_free(err);
+	ck_assert_int_eq(denpex_conf_parse("", 0, "e.yaml", &e, &n, nullptr), DENPEX_OK);
+	ck_assert_uint_eq(n, 0);
+	denpex_free(e);
+}
+END_TEST
+
 int main()
 {
 	Suite *s = suite_create("epilog");
@@ -773,6 +936,10 @@ int main()
 	tcase_add_test(tc, config_garbage_gives_defaults);
 	tcase_add_test(tc, config_metrics_and_dcgm_keys);
 	tcase_add_test(tc, run_tool_is_bounded_and_picky);
+	tcase_add_test(tc, worker_record_round_trip);
+	tcase_add_test(tc, job_info_round_trip);
+	tcase_add_test(tc, pipe_reader_is_bounded);
+	tcase_add_test(tc, conf_parse_flat_mapping);
 	tcase_add_test(tc, config_bad_values_keep_defaults);
 	tcase_add_test(tc, config_file_not_regular);
 	tcase_add_test(tc, config_shipped_file_parses);

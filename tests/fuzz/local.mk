@@ -75,13 +75,13 @@ check_PROGRAMS += %reldir%/text_log %reldir%/sacct %reldir%/torchelastic %reldir
 %canon_reldir%_knowledge_CXXFLAGS = $(fuzz_cxxflags)
 %canon_reldir%_knowledge_LDFLAGS = $(fuzz_ldflags)
 %canon_reldir%_knowledge_LDADD = $(fuzz_ldadd)
-# The epilog's parser alone (it needs libyaml, not libslurm).
-%canon_reldir%_epilog_config_SOURCES = %reldir%/epilog_config.cc epilog/config.hh epilog/config.cc \
+# The epilog's parser (libdiag's YAML loader behind denpex_conf_parse; no libslurm).
+%canon_reldir%_epilog_config_SOURCES = %reldir%/epilog_config.cc epilog/config.hh epilog/config.cc libdiag/c_api.cc \
 	$(fuzz_headers) $(fuzz_driver)
-%canon_reldir%_epilog_config_CPPFLAGS = $(fuzz_cppflags)
+%canon_reldir%_epilog_config_CPPFLAGS = $(fuzz_cppflags) -I$(top_srcdir)/libdiag
 %canon_reldir%_epilog_config_CXXFLAGS = $(fuzz_cxxflags)
 %canon_reldir%_epilog_config_LDFLAGS = $(fuzz_ldflags)
-%canon_reldir%_epilog_config_LDADD = $(YAML_LIBS)
+%canon_reldir%_epilog_config_LDADD = $(fuzz_ldadd) $(YAML_LIBS)
 
 if BUILD_SPANK
 # The plugin's sources with the fake SPANK API, as check_spank links them.

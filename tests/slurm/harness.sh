@@ -5,8 +5,13 @@
 # EpilogSlurmctld, each run timed), and the checks they share.
 #
 # The caller sets NAME (its name in messages and in the work dir) and may set
-# HARNESS_PROFILE (the testbed profile it needs, default basic), then calls
-# harness_setup. Environment: top_srcdir, top_builddir, CI, DENPEX_TESTBED_DIR,
+# HARNESS_PROFILE (the testbed profile it needs, default basic),
+# HARNESS_USER2=1 (the second, hostile user must exist: $EVIL),
+# HARNESS_SPOOL_MODE (default 755), HARNESS_STATE (the state dir below $WORK,
+# default state), HARNESS_MAX_TOTAL (max_total_bytes, default 64M),
+# HARNESS_RUNS (epilog runs a job logs, default 3) and a function
+# harness_on_exit (run at exit before the testbed goes), then calls
+# harness_setup. write_conf appends $CONF_EXTRA (YAML lines) when set. Environment: top_srcdir, top_builddir, CI, DENPEX_TESTBED_DIR,
 # DENPEX_TESTBED_PORT_BASE, DENPEX_TESTBED_USER, DENPEX_TESTBED_KEEP=1 (leave
 # the testbed running), DENPEX_EPILOG, DENPEX_SPANK_PLUGIN, DENPEX_CONF_DIR,
 # KEEP=1 (keep the work dir).
@@ -50,6 +55,8 @@ TESTBED_DIR=$DENPEX_TESTBED_DIR
 EPILOG=${DENPEX_EPILOG:-$top_builddir/denpex-epilog}
 SPANK_SO=${DENPEX_SPANK_PLUGIN:-$top_builddir/spank/.libs/spank_denpex.so}
 JOBUSER=${DENPEX_TESTBED_USER-denpexuser}
+EVIL=${DENPEX_TESTBED_USER2-denpexother}
+HARNESS_RUNS=${HARNESS_RUNS:-3}
 DEADLINE=${DEADLINE:-30}
 HARNESS_PROFILE=${HARNESS_PROFILE:-basic}
 [ -n "${HARNESS_EXTRA_HOOKS+x}" ] || HARNESS_EXTRA_HOOKS=() # removed at exit too
@@ -62,6 +69,7 @@ restart_testbed() { DENPEX_TESTBED_PROFILE=$HARNESS_PROFILE tb start >/dev/null 
 
 harness_cleanup() {
 	rm -f "$PLUG" "$HOOK" "$CHOOK" "${HARNESS_EXTRA_HOOKS[@]}"
+	if declare -F harness_on_exit >/dev/null; then harness_on_exit; fi
 	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
 	if [ "$started" = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
 		tb stop >/dev/null 2>&1
@@ -99,6 +107,11 @@ harness_setup() {
 		DENPEX_TESTBED_PROFILE=$HARNESS_PROFILE tb start || die "the Slurm testbed did not start"
 		started=1
 	fi
+	# A running testbed from before the second user existed: start adds it.
+	if [ -n "${HARNESS_USER2:-}" ] && { ! id "$EVIL" >/dev/null 2>&1 ||
+		[ -z "$(SLURM_CONF=$TESTBED_DIR/etc/slurm.conf sacctmgr -n -P list user "$EVIL" format=user 2>/dev/null)" ]; }; then
+		restart_testbed
+	fi
 	eval "$(tb env)" || die "testbed env"
 	export SLURM_CONF
 	unset DENPEX NCCL_DEBUG NCCL_DEBUG_FILE SLURM_JOB_ID SLURM_JOBID
@@ -106,14 +119,21 @@ harness_setup() {
 	trap harness_cleanup EXIT
 
 	[ -n "$JOBUSER" ] && id "$JOBUSER" >/dev/null 2>&1 || die "job user $JOBUSER missing (the testbed creates it)"
+	if [ -n "${HARNESS_USER2:-}" ]; then
+		[ -n "$EVIL" ] && id "$EVIL" >/dev/null 2>&1 || die "job user '$EVIL' missing (the testbed creates it)"
+	fi
 	rm -rf "$WORK"
-	mkdir -p "$WORK/spool" "$WORK/state" "$WORK/reports" "$WORK/jobs" "$WORK/metrics"
-	chmod 755 "$WORK" "$WORK/spool"
+	SPOOL=$WORK/spool
+	STATE=$WORK/${HARNESS_STATE:-state}
+	mkdir -p "$SPOOL" "$WORK/reports" "$WORK/jobs" "$WORK/metrics"
+	[ -n "${HARNESS_STATE:-}" ] || mkdir -p "$STATE"
+	chmod 755 "$WORK"
+	chmod "${HARNESS_SPOOL_MODE:-755}" "$SPOOL"
 	chmod 1777 "$WORK/jobs"
 	CONF=$WORK/denpex.yaml
 	write_conf
 	RUNS=$WORK/epilog-runs.log
-	echo "required $SPANK_SO spool=$WORK/spool" >"$PLUG"
+	echo "required $SPANK_SO spool=$SPOOL" >"$PLUG"
 	# The hook only times the epilog; Slurm's Epilog= could name denpex-epilog
 	# itself (no arguments: it reads $(sysconfdir)/denpex/denpex.yaml).
 	for h in "$HOOK" "$CHOOK"; do
@@ -132,18 +152,19 @@ HOOK
 
 write_conf() { # write_conf [comment_field [diagnose_in]]
 	cat >"$CONF" <<CONF
-spool_dir: $WORK/spool
-state_dir: $WORK/state
+spool_dir: $SPOOL
+state_dir: $STATE
 report_dir: $WORK/reports
 conf_dir: ${DENPEX_CONF_DIR:-$top_srcdir/conf}
 deadline_s: $DEADLINE
 node_wait_s: 6
 read_timeout_s: 5
 max_bytes_per_file: 1M
-max_total_bytes: 64M
+max_total_bytes: ${HARNESS_MAX_TOTAL:-64M}
 comment_field: ${1:-comment}
 diagnose_in: ${2:-node}
 metrics_dir: $WORK/metrics
+${CONF_EXTRA:-}
 CONF
 }
 
@@ -159,10 +180,10 @@ submit() { # submit NAME [sbatch options...] -- script body
 	chmod 755 "$script"
 	as_user "sbatch --parsable -J $name -N2 --ntasks-per-node=2 -o $WORK/jobs/$name-%j.out -e $WORK/jobs/$name-%j.err ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
 }
-# Waits until N epilog runs of the job were logged (default 3: every node's
-# Epilog and the EpilogSlurmctld), at most SECONDS (default 120).
+# Waits until N epilog runs of the job were logged (default $HARNESS_RUNS:
+# every node's Epilog and the EpilogSlurmctld), at most SECONDS (default 120).
 wait_epilogs() { # job [runs [seconds]]
-	local j=$1 want=${2:-3} i n
+	local j=$1 want=${2:-$HARNESS_RUNS} i n
 	for ((i = 0; i < ${3:-120} * 2; i++)); do
 		n=$(grep -c "^job=$j " "$RUNS" 2>/dev/null)
 		if [ "${n:-0}" -ge "$want" ]; then return 0; fi
@@ -170,7 +191,7 @@ wait_epilogs() { # job [runs [seconds]]
 	done
 	return 1
 }
-comment_of() { sacct -n -X -j "$1" -o Comment%400 | sed 's/^ *//; s/ *$//'; }
+comment_of() { sacct -n -X -j "$1" -o Comment%600 | sed 's/^ *//; s/ *$//'; }
 state_of() { sacct -n -X -j "$1" -o State%30 | awk '{print $1}'; }
 wait_state() { # job, state [seconds]
 	local i
@@ -190,5 +211,15 @@ epilog_ok() { # all runs of the job: rc 0 and within the deadline
 		END { exit bad }'
 }
 matches() { echo "$1" | grep -Eq -- "$2"; }
+not_matches() { ! echo "$1" | grep -Eq -- "$2"; }
+wait_file() { local i; for i in $(seq 1 120); do [ -e "$1" ] && return 0; sleep 0.25; done; return 1; }
+report() { cat "$WORK/reports/$1.txt" 2>/dev/null; }
+# The next job id: a held job's id plus one (nothing else submits here).
+next_job_id() {
+	local h
+	h=$(sbatch --parsable --hold -N1 -n1 -o /dev/null --wrap true 2>/dev/null) || return 1
+	scancel "$h"
+	echo $((h + 1))
+}
 no_drain() { ! sinfo -h -N -o "%N %T" | grep -qi drain; }
 report_has() { grep -q -- "$2" "$WORK/reports/$1.txt" 2>/dev/null; }

@@ -28,77 +28,14 @@
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -u
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "trust_integration: needs root (Slurm daemons, two job users, cgroup OOM kills)"
-	if [ -n "${CI:-}" ]; then echo "0 passed, 1 failed"; exit 1; fi
-	exit 77
-fi
-
-TESTBED=$top_srcdir/tests/slurm/testbed
-export DENPEX_TESTBED_DIR=${DENPEX_TESTBED_DIR:-/tmp/denpex-testbed}
-TESTBED_DIR=$DENPEX_TESTBED_DIR
-EPILOG=${DENPEX_EPILOG:-$top_builddir/denpex-epilog}
-SPANK_SO=${DENPEX_SPANK_PLUGIN:-$top_builddir/spank/.libs/spank_denpex.so}
-CONF_DIR=${DENPEX_CONF_DIR:-$top_srcdir/conf}
-MAN_EPILOG=${DENPEX_MAN_EPILOG:-$top_builddir/man/denpex-epilog.8}
-WORK=$TESTBED_DIR/trust-it.$$
-DEADLINE=30
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-	exit $?
-}
-die() {
-	bad "$*"
-	finish
-}
-
-# ---------------------------------------------------------------- setup
-for f in "$EPILOG" "$SPANK_SO"; do
-	[ -e "$f" ] || die "missing $f (build first)"
-done
+NAME=trust-it
+# A 1777 spool (the man page allows it) with the state dir inside, like the
+# default; one node per job.
+HARNESS_USER2=1 HARNESS_SPOOL_MODE=1777 HARNESS_STATE=spool/.epilog HARNESS_MAX_TOTAL=4M HARNESS_RUNS=2
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/harness.sh"
+harness_need_root
 command -v python3 >/dev/null || die "python3 not found"
-"$EPILOG" --version >/dev/null 2>&1 || die "$EPILOG --version failed"
-
-mkdir -p "$(dirname "$TESTBED_DIR")"
-exec 8>"$TESTBED_DIR.tests.lock"
-flock -w 1800 8 || die "another test holds $TESTBED_DIR.tests.lock"
-started=0
-if ! bash "$TESTBED" status >/dev/null 2>&1 8>&-; then
-	bash "$TESTBED" start 8>&- || die "the Slurm testbed did not start"
-	started=1
-fi
-# A running testbed from before the second user existed: start adds it.
-JOBUSER=${DENPEX_TESTBED_USER-denpexuser}
-EVIL=${DENPEX_TESTBED_USER2-denpexother}
-if ! id "$EVIL" >/dev/null 2>&1 || [ -z "$(sacctmgr -n -P list user "$EVIL" format=user 2>/dev/null)" ]; then
-	bash "$TESTBED" start 8>&- >/dev/null 2>&1
-fi
-eval "$(bash "$TESTBED" env)" || die "testbed env"
-export SLURM_CONF
-unset DENPEX NCCL_DEBUG NCCL_DEBUG_FILE SLURM_JOB_ID SLURM_JOBID
-for u in "$JOBUSER" "$EVIL"; do
-	[ -n "$u" ] && id "$u" >/dev/null 2>&1 || die "job user '$u' missing (the testbed creates it)"
-done
-restart_testbed() { bash "$TESTBED" start >/dev/null 2>&1 8>&-; }
-
-PLUG=$TESTBED_DIR/etc/plugstack.conf.d/denpex.conf
-HOOK=$TESTBED_DIR/etc/epilog.d/50-denpex-epilog
-CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
+MAN_EPILOG=${DENPEX_MAN_EPILOG:-$top_builddir/man/denpex-epilog.8}
 
 # Memory cgroups for real OOM kills: v2 (memory.max) or v1 (memory.limit_in_bytes).
 CG_NAME=denpex-trust-$$
@@ -133,53 +70,8 @@ cg_remove() {
 	rmdir "$CG" 2>/dev/null
 }
 
-cleanup() {
-	rm -f "$PLUG" "$HOOK" "$CHOOK"
-	cg_remove
-	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
-	if [ $started = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
-		bash "$TESTBED" stop >/dev/null 2>&1 8>&-
-	fi
-}
-trap cleanup EXIT
-
-rm -rf "$WORK"
-SPOOL=$WORK/spool
-STATE=$SPOOL/.epilog # inside the spool, like the default
-mkdir -p "$SPOOL" "$WORK/reports" "$WORK/jobs"
-chmod 755 "$WORK"
-chmod 1777 "$SPOOL" "$WORK/jobs" # a 1777 spool: the man page allows it
-CONF=$WORK/denpex.yaml
-write_conf() { # write_conf [extra yaml lines]
-	cat >"$CONF" <<CONF
-spool_dir: $SPOOL
-state_dir: $STATE
-report_dir: $WORK/reports
-conf_dir: $CONF_DIR
-deadline_s: $DEADLINE
-node_wait_s: 6
-read_timeout_s: 5
-max_bytes_per_file: 1M
-max_total_bytes: 4M
-comment_field: comment
-diagnose_in: node
-${1:-}
-CONF
-}
-write_conf
-
-RUNS=$WORK/epilog-runs.log
-echo "required $SPANK_SO spool=$SPOOL" >"$PLUG"
-for h in "$HOOK" "$CHOOK"; do
-	cat >"$h" <<HOOK
-#!/bin/sh
-"$EPILOG" -c "$CONF"
-rc=\$?
-echo "job=\$SLURM_JOB_ID node=\${SLURMD_NODENAME:-ctld} rc=\$rc" >>"$RUNS"
-exit \$rc
-HOOK
-	chmod 755 "$h"
-done
+harness_on_exit() { cg_remove; }
+harness_setup
 
 # A program that eats memory when told to (its pid first, for the test).
 cat >"$WORK/jobs/eat.py" <<'PY'
@@ -212,36 +104,6 @@ submit_as() { # submit_as USER NAME [sbatch options...] -- script body
 	su -s /bin/sh "$user" -c "cd $WORK/jobs && SLURM_CONF=$SLURM_CONF sbatch --parsable -J $name -N1 -n1 -w node1 $out ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
 }
 submit() { submit_as "$JOBUSER" "$@"; }
-wait_epilogs() { # job [runs]: the node Epilog(s) and EpilogSlurmctld logged
-	local j=$1 want=${2:-2} i n
-	for i in $(seq 1 240); do
-		n=$(grep -c "^job=$j " "$RUNS" 2>/dev/null)
-		[ "${n:-0}" -ge "$want" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-comment_of() { sacct -n -X -j "$1" -o Comment%600 | sed 's/^ *//; s/ *$//'; }
-wait_state() { # job, state
-	local i
-	for i in $(seq 1 160); do
-		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.25
-	done
-	return 1
-}
-wait_file() { local i; for i in $(seq 1 120); do [ -e "$1" ] && return 0; sleep 0.25; done; return 1; }
-report() { cat "$WORK/reports/$1.txt" 2>/dev/null; }
-matches() { echo "$1" | grep -Eq -- "$2"; }
-not_matches() { ! echo "$1" | grep -Eq -- "$2"; }
-# The next job id: a held job's id plus one (nothing else submits here).
-next_job_id() {
-	local h
-	h=$(sbatch --parsable --hold -N1 -n1 -o /dev/null --wrap true 2>/dev/null) || return 1
-	scancel "$h"
-	echo $((h + 1))
-}
-no_drain() { ! sinfo -h -N -o "%N %T" | grep -qi drain; }
 
 # ---------------------------------------------------------------- 2: planted state dir
 # Before any diagnosis made it, the hostile user creates the state dir
@@ -334,7 +196,7 @@ else
 fi
 
 # Per node: every job's staging together stays under max_state_bytes.
-write_conf "max_state_bytes: 6M"
+CONF_EXTRA="max_state_bytes: 6M" write_conf
 mkdir -p "$STATE/leftover" && head -c 8M /dev/urandom >"$STATE/leftover/copy"
 j=$(submit capped -- "python3 -c '1/0'")
 if wait_epilogs "$j"; then
