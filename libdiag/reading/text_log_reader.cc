@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -20,6 +21,14 @@ namespace diag {
 namespace {
 
 constexpr size_t max_event_text = 600;
+
+// Sources are read one at a time (the pipeline's thread): plain sums.
+text_read_times read_times;
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 long long to_ll(std::string_view s, int base = 10)
 {
@@ -678,8 +687,18 @@ void fill_event_from_match(event &e, const rule &r, const capture_list &caps, st
 	e.text.assign(body.substr(0, max_event_text));
 }
 
+text_read_times text_read_timing()
+{
+	return read_times;
+}
+
 bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
 {
+	auto t0 = std::chrono::steady_clock::now();
+	struct add_time {
+		std::chrono::steady_clock::time_point t0;
+		~add_time() { read_times.lines_s += seconds_since(t0); }
+	} timer{t0};
 	line_cleaner cleaner;
 	capture_list caps;
 	line_hits hits, seg_hits;
