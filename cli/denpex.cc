@@ -388,11 +388,12 @@ int cmd_read_logs(mode m, int argc, char **argv)
 	if (const char *t = getenv("DENPEX_TIMING"); t && *t && strcmp(t, "0") != 0) {
 		const double diag_s = since(t_diag);
 		const diag::text_read_times rt = diag::text_read_timing();
-		const double other = std::max(0.0, read_s - rt.scan_s - rt.tail_s - rt.lines_s);
+		const double other =
+			std::max(0.0, read_s - rt.scan_s - rt.tail_s - rt.context_s - rt.chosen_s - rt.lines_s);
 		fprintf(stderr,
-			"denpex: timing: scan %.3f s, tail reads %.3f s, line by line %.3f s, other reading %.3f s, "
-			"diagnosis %.3f s, total %.3f s\n",
-			rt.scan_s, rt.tail_s, rt.lines_s, other, diag_s, read_s + diag_s);
+			"denpex: timing: scan %.3f s, tail reads %.3f s, context %.3f s, chosen lines %.3f s, "
+			"line by line %.3f s, other reading %.3f s, diagnosis %.3f s, total %.3f s\n",
+			rt.scan_s, rt.tail_s, rt.context_s, rt.chosen_s, rt.lines_s, other, diag_s, read_s + diag_s);
 	}
 	if (m == mode::timeline) {
 		print_timeline(an, v, json, around);

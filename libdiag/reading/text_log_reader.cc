@@ -1,5 +1,6 @@
 #include "reading/text_log_reader.hh"
 
+#include "reading/event_scan.hh"
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
 #include "reading/text_clean.hh"
@@ -13,6 +14,8 @@
 #include <memory>
 #include <mutex>
 #include <system_error>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <thread>
 #include <unordered_map>
 
@@ -694,11 +697,30 @@ text_read_times text_read_timing()
 
 bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
 {
+	// A large regular file is read event-first (event_scan.hh): only the
+	// lines worth reading, chosen by a scan over whole buffers.
+	std::vector<chosen_line> chosen;
+	bool events_first = false;
+	uint64_t file_size = 0;
+	if (lr.fd() >= 0 && lr.line_no() == 0) {
+		struct stat st;
+		if (fstat(lr.fd(), &st) == 0 && S_ISREG(st.st_mode)) {
+			file_size = static_cast<uint64_t>(st.st_size);
+			if ((lr.max_bytes() == 0 || file_size <= lr.max_bytes()) && event_scan_pays(file_size)) {
+				event_scan_stats es;
+				events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				read_times.scan_s += es.scan_s;
+				read_times.tail_s += es.tail_s;
+				read_times.context_s += es.context_s;
+			}
+		}
+	}
 	auto t0 = std::chrono::steady_clock::now();
 	struct add_time {
 		std::chrono::steady_clock::time_point t0;
-		~add_time() { read_times.lines_s += seconds_since(t0); }
-	} timer{t0};
+		double &into;
+		~add_time() { into += seconds_since(t0); }
+	} timer{t0, events_first ? read_times.chosen_s : read_times.lines_s};
 	line_cleaner cleaner;
 	capture_list caps;
 	line_hits hits, seg_hits;
@@ -1006,7 +1028,45 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			});
 		};
 
-		if (!scan_ahead(lr, kind, rules,
+		// One raw line as the plain loop reads it.
+		auto feed = [&](std::string_view line) {
+			if (has_control(line)) {
+				handle(line, nullptr, nullptr);
+				return;
+			}
+			rules.scan_line(line, hits);
+			handle(line, &hits, nullptr);
+		};
+		if (events_first) {
+			std::vector<char> buf;
+			uint64_t buf_off = 0;
+			for (const chosen_line &l : chosen) {
+				if (buf.empty() || l.off < buf_off || l.off + l.len > buf_off + buf.size()) {
+					size_t want = static_cast<size_t>(std::min<uint64_t>(
+						std::max<uint64_t>(l.len, 256 * 1024), file_size - l.off));
+					buf.resize(want);
+					ssize_t got = 0;
+					size_t have = 0;
+					while (have < want && (got = pread(lr.fd(), buf.data() + have, want - have,
+									   static_cast<off_t>(l.off + have))) != 0) {
+						if (got < 0) {
+							if (errno == EINTR)
+								continue;
+							break;
+						}
+						have += static_cast<size_t>(got);
+					}
+					buf.resize(have);
+					buf_off = l.off;
+					if (have < l.len)
+						break; // a file shortened under us: what was read stands
+				}
+				line_no = l.line_no;
+				std::string_view line(buf.data() + (l.off - buf_off), l.len);
+				if (!line.empty())
+					feed(line);
+			}
+		} else if (!scan_ahead(lr, kind, rules,
 				[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
 					line_no = no;
 					handle(line, pre, facts);
@@ -1051,6 +1111,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		}
 	}
 	source_file &sf = ev.source(file);
+	if (events_first) {
+		// Every byte was looked at by the scan.
+		sf.bytes_read = file_size;
+		sf.bytes_skipped = 0;
+		sf.labels_are_not_ranks = labels_not_ranks;
+		return true;
+	}
 	sf.bytes_read = lr.bytes_read();
 	sf.bytes_skipped = lr.bytes_skipped();
 	sf.labels_are_not_ranks = labels_not_ranks;

@@ -16,9 +16,11 @@ bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_
 // Where the reading of text sources went, summed over the sources read so
 // far in this process (DENPEX_TIMING prints it): the forward scan for fault
 // lines, the backward reads of files' tails for each writer's last
-// progress, and sources read line by line (those the scan does not serve).
+// progress, the search for the lines around those that their reading
+// depends on (context), the reading of the lines so chosen, and
+// sources read line by line (those the scan does not serve).
 struct text_read_times {
-	double scan_s = 0, tail_s = 0, lines_s = 0;
+	double scan_s = 0, tail_s = 0, context_s = 0, chosen_s = 0, lines_s = 0;
 };
 text_read_times text_read_timing();
 

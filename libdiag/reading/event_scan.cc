@@ -1,0 +1,526 @@
+#include "reading/event_scan.hh"
+
+#include "reading/line_prefix.hh"
+#include "reading/text_clean.hh"
+#include "reading/timestamp.hh"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace diag {
+
+namespace {
+
+constexpr size_t scan_block = 1 << 20;
+constexpr size_t max_hits = 256 * 1024;          // beyond: read line by line (hits cost as much)
+constexpr uint64_t default_min_size = 1 << 20;   // smaller files: line by line
+constexpr uint64_t tail_min = 64 * 1024;         // the tail read covers at least this
+constexpr uint64_t tail_budget_min = 1 << 20, tail_budget_max = 32ull << 20;
+constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's inherited times
+constexpr int context_before = 3;                // a rank named two lines before a traceback
+constexpr int context_walk = 4096;               // lines walked back at most for a time
+
+uint64_t count_newlines(const char *p, size_t n)
+{
+	uint64_t count = 0;
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+		count += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, nl)))));
+	}
+#endif
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
+}
+
+bool pread_all(int fd, char *buf, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t r = pread(fd, buf, n, static_cast<off_t>(off));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		buf += r;
+		n -= static_cast<size_t>(r);
+		off += static_cast<uint64_t>(r);
+	}
+	return true;
+}
+
+// The writer of a line, as read_text_log keys it (its process()).
+uint64_t writer_ident(const line_identity &id)
+{
+	return id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
+	       : id.task >= 0 ? (2ull << 40) | static_cast<uint64_t>(id.task)
+	       : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
+	       : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
+			     : 0;
+}
+
+// Rank-like writers (a rank, a task label, a local rank) print progress
+// of their own; unprefixed lines and pids are anyone's.
+bool rank_like(uint64_t ident)
+{
+	uint64_t k = ident >> 40;
+	return k >= 1 && k <= 3;
+}
+
+// What the choice needs of one raw line: its writer and whether it has a
+// time (cleaned first; the first segment names the writer).
+struct line_look {
+	uint64_t ident = 0;
+	bool timed = false;
+};
+
+line_look look_at(std::string_view raw, source_kind kind, line_cleaner &cleaner)
+{
+	line_look l;
+	bool first = true;
+	cleaner.for_each_segment(raw, [&](std::string_view seg) {
+		if (first && kind != source_kind::kernel_log)
+			l.ident = writer_ident(parse_prefix(seg));
+		first = false;
+		if (!l.timed && may_have_timestamp(seg) && find_timestamp(seg))
+			l.timed = true;
+	});
+	return l;
+}
+
+// Whether a raw line has a time (what look_at says, without the writer).
+bool timed_line(std::string_view raw, line_cleaner &cleaner)
+{
+	if (!has_control(raw))
+		return may_have_timestamp(raw) && find_timestamp(raw);
+	bool timed = false;
+	cleaner.for_each_segment(raw, [&](std::string_view seg) {
+		if (!timed && may_have_timestamp(seg) && find_timestamp(seg))
+			timed = true;
+	});
+	return timed;
+}
+
+// Lines of the file around an offset, read on demand (one window cached).
+class file_lines {
+public:
+	file_lines(int fd, uint64_t size) : fl_fd(fd), fl_size(size) {}
+	bool failed() const { return fl_failed; }
+
+	// The line that ends just before offset end (end: the offset of a
+	// line's first byte); false at the file's start.
+	bool line_before(uint64_t end, chosen_line &l)
+	{
+		if (end == 0)
+			return false;
+		uint64_t stop = end - 1; // its '\n'
+		uint64_t from = stop;
+		// Its start: after the '\n' before it.
+		for (;;) {
+			uint64_t lo = from >= window ? from - window : 0;
+			if (!load(lo, from - lo))
+				return false;
+			const char *p = fl_buf.data() + (lo - fl_off);
+			const void *nl = memrchr(p, '\n', from - lo);
+			if (nl) {
+				l.off = lo + static_cast<uint64_t>(static_cast<const char *>(nl) - p) + 1;
+				break;
+			}
+			if (lo == 0) {
+				l.off = 0;
+				break;
+			}
+			if (stop - lo > context_reach)
+				return false;
+			from = lo;
+		}
+		l.len = static_cast<uint32_t>(stop - l.off);
+		return true;
+	}
+
+	// The line that starts at offset start; false at the end.
+	bool line_at(uint64_t start, chosen_line &l)
+	{
+		if (start >= fl_size)
+			return false;
+		uint64_t from = start;
+		for (;;) {
+			uint64_t n = std::min<uint64_t>(window, fl_size - from);
+			if (!load(from, n))
+				return false;
+			const char *p = fl_buf.data() + (from - fl_off);
+			const void *nl = memchr(p, '\n', n);
+			if (nl) {
+				l.len = static_cast<uint32_t>(from + static_cast<uint64_t>(static_cast<const char *>(nl) - p) - start);
+				break;
+			}
+			if (from + n >= fl_size) {
+				l.len = static_cast<uint32_t>(fl_size - start);
+				break;
+			}
+			if (from + n - start > context_reach)
+				return false;
+			from += n;
+		}
+		l.off = start;
+		return true;
+	}
+
+	std::string_view text(const chosen_line &l)
+	{
+		if (!load(l.off, l.len))
+			return {};
+		return std::string_view(fl_buf.data() + (l.off - fl_off), l.len);
+	}
+
+private:
+	static constexpr uint64_t window = 64 * 1024;
+	// Makes [off, off + n) resident.
+	bool load(uint64_t off, uint64_t n)
+	{
+		if (fl_failed)
+			return false;
+		if (off >= fl_off && off + n <= fl_off + fl_len)
+			return true;
+		// Centre the window a little behind: walks go both ways.
+		uint64_t want = std::max<uint64_t>(n, 4 * window);
+		uint64_t lo = off > window ? off - window : 0;
+		if (lo + want < off + n)
+			lo = off;
+		uint64_t hi = std::min(fl_size, lo + want);
+		if (hi < off + n)
+			hi = std::min(fl_size, off + n);
+		fl_buf.resize(static_cast<size_t>(hi - lo));
+		if (!pread_all(fl_fd, fl_buf.data(), fl_buf.size(), lo)) {
+			fl_failed = true;
+			return false;
+		}
+		fl_off = lo;
+		fl_len = hi - lo;
+		return true;
+	}
+
+	int fl_fd;
+	uint64_t fl_size;
+	std::vector<char> fl_buf;
+	uint64_t fl_off = 0, fl_len = 0;
+	bool fl_failed = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+bool event_scan_pays(uint64_t size)
+{
+	uint64_t min = default_min_size;
+	if (const char *e = getenv("DENPEX_EVENT_SCAN_MIN"); e && *e)
+		min = strtoull(e, nullptr, 10);
+	return size >= min && size > 0;
+}
+
+bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,
+		  std::vector<chosen_line> &out, event_scan_stats &stats)
+{
+	out.clear();
+	if (!rules.fault_scan_complete() || size == 0)
+		return false;
+	const unsigned srcbit = kind == source_kind::kernel_log ? src_kernel
+				: kind == source_kind::nccl_log ? src_nccl
+								 : src_log;
+	line_cleaner cleaner;
+	capture_list caps;
+
+	// 1. Forward: the lines with a fault literal.
+	auto t0 = std::chrono::steady_clock::now();
+	std::vector<chosen_line> hits;
+	// Per writer, the last line whose rule starts a failure: the tail
+	// must reach back to it unless the writer's progress comes after it
+	// (a failure the writer carried on from was caught).
+	std::unordered_map<uint64_t, uint64_t> need;
+	std::unordered_set<uint64_t> known; // rank-like writers of fault lines
+	uint64_t total_lines = 0;
+	{
+		std::vector<char> buf(scan_block);
+		uint64_t pos = 0;
+		bool bad = false;
+		while (pos < size && !bad) {
+			size_t n = static_cast<size_t>(std::min<uint64_t>(scan_block, size - pos));
+			if (!pread_all(fd, buf.data(), n, pos))
+				return false;
+			size_t end = n;
+			if (pos + n < size) {
+				const void *nl = memrchr(buf.data(), '\n', n);
+				if (!nl)
+					return false; // a line longer than a block
+				end = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+			}
+			std::string_view view(buf.data(), end);
+			size_t counted = 0;              // newlines counted up to here
+			uint64_t line_at_counted = total_lines + 1;
+			size_t last_end = 0;
+			bool any = false;
+			rules.scan_fault_literals(view, [&](size_t start) {
+				if (bad || (any && start < last_end))
+					return;
+				const void *b = start ? memrchr(view.data(), '\n', start) : nullptr;
+				size_t ls = b ? static_cast<size_t>(static_cast<const char *>(b) - view.data()) + 1 : 0;
+				const void *e = memchr(view.data() + start, '\n', end - start);
+				size_t le = e ? static_cast<size_t>(static_cast<const char *>(e) - view.data()) : end;
+				line_at_counted += count_newlines(view.data() + counted, ls - counted);
+				counted = ls;
+				any = true;
+				last_end = le + 1;
+				if (le - ls > max_line || hits.size() >= max_hits) {
+					bad = true;
+					return;
+				}
+				chosen_line l{pos + ls, static_cast<uint32_t>(le - ls), line_at_counted};
+				hits.push_back(l);
+				// What the tail read needs from it.
+				cleaner.for_each_segment(view.substr(ls, le - ls), [&](std::string_view seg) {
+					line_identity id;
+					if (kind != source_kind::kernel_log)
+						id = parse_prefix(seg);
+					else
+						id.body = seg;
+					uint64_t ident = writer_ident(id);
+					if (rank_like(ident))
+						known.insert(ident);
+					const rule *r = rules.match(id.body, srcbit, caps);
+					if (r && r->role == event_role::initiating && kind != source_kind::kernel_log) {
+						uint64_t &n_ = need[ident];
+						n_ = std::max(n_, l.line_no);
+					}
+				});
+			});
+			total_lines += count_newlines(view.data(), end);
+			pos += end;
+		}
+		if (bad)
+			return false;
+		char last = 0;
+		if (!pread_all(fd, &last, 1, size - 1))
+			return false;
+		if (last != '\n')
+			total_lines++;
+	}
+	stats.scan_s += seconds_since(t0);
+	stats.hits += hits.size();
+
+	// 2. Backward from the end: each writer's last progress line.
+	auto t1 = std::chrono::steady_clock::now();
+	std::vector<chosen_line> anchors = hits;
+	{
+		const uint64_t budget = std::min(tail_budget_max, std::max(tail_budget_min, size / 64));
+		std::unordered_set<uint64_t> seen, progressed;
+		size_t known_unseen = known.size();
+		// Needs by line, latest first: satisfied by the writer's progress
+		// or by reading back to the line.
+		std::vector<std::pair<uint64_t, uint64_t>> needs; // (line, ident)
+		for (const auto &n : need)
+			needs.emplace_back(n.second, n.first);
+		std::sort(needs.rbegin(), needs.rend());
+		size_t needs_open = needs.size(), needs_passed = 0;
+		std::unordered_set<uint64_t> need_idents;
+		for (const auto &n : needs)
+			need_idents.insert(n.second);
+		line_hits h;
+		std::vector<char> buf(scan_block);
+		uint64_t end = size, line_no = total_lines + 1;
+		uint64_t settled_at = 0; // bytes back when the stop condition first held
+		bool done = false;
+		// The last line may lack its '\n': the loop below treats the
+		// file as if it had one.
+		bool tail_nl_missing = true;
+		{
+			char last = 0;
+			if (pread_all(fd, &last, 1, size - 1) && last == '\n')
+				tail_nl_missing = false;
+		}
+		while (end > 0 && !done) {
+			uint64_t lo = end > scan_block ? end - scan_block : 0;
+			size_t n = static_cast<size_t>(end - lo);
+			if (!pread_all(fd, buf.data(), n, lo))
+				return false;
+			size_t first = 0;
+			if (lo > 0) {
+				const void *nl = memchr(buf.data(), '\n', n);
+				if (!nl)
+					return false;
+				first = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+			}
+			// Lines in [first, n), from the last: each ends at a '\n' (or
+			// at the file's end).
+			size_t q = n; // one past the current line's '\n'
+			while (q > first && !done) {
+				size_t line_end = (end == size && tail_nl_missing && q == n) ? n : q - 1;
+				size_t s = first;
+				if (line_end > first) {
+					const void *nl = memrchr(buf.data() + first, '\n', line_end - first);
+					if (nl)
+						s = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+				}
+				q = s;
+				line_no--;
+				std::string_view raw(buf.data() + s, line_end - s);
+				uint64_t off = lo + s;
+				if (raw.size() > max_line)
+					return false;
+				if (!raw.empty()) {
+					cleaner.for_each_segment(raw, [&](std::string_view seg) {
+						line_identity id;
+						if (kind != source_kind::kernel_log)
+							id = parse_prefix(seg);
+						else
+							id.body = seg;
+						uint64_t ident = writer_ident(id);
+						if (rank_like(ident)) {
+							if (known.insert(ident).second)
+								known_unseen++;
+							if (seen.insert(ident).second)
+								known_unseen--;
+						}
+						if (progressed.count(ident))
+							return;
+						rules.scan_line(seg, h);
+						if (!h.rule_hit)
+							return;
+						size_t boff = static_cast<size_t>(id.body.data() - seg.data());
+						if (rules.hit_reach(boff, h) == 0)
+							return;
+						const rule *r = rules.match_hits(id.body, boff, h, srcbit, caps);
+						if (!r || r->kind != rule_kind::progress)
+							return;
+						progressed.insert(ident);
+						anchors.push_back(chosen_line{off, static_cast<uint32_t>(raw.size()), line_no});
+						if (need_idents.erase(ident))
+							needs_open--;
+					});
+				}
+				while (needs_passed < needs.size() && needs[needs_passed].first >= line_no) {
+					if (need_idents.erase(needs[needs_passed].second))
+						needs_open--;
+					needs_passed++;
+				}
+				uint64_t back = size - off;
+				if (back >= budget) {
+					done = true;
+				} else if (back >= tail_min && needs_open == 0 && known_unseen == 0 && !progressed.empty()) {
+					// Every writer seen and the faults covered: a margin as
+					// long again, for progress a little before a writer's
+					// last line.
+					if (!settled_at)
+						settled_at = back;
+					else if (back >= 2 * settled_at)
+						done = true;
+				}
+			}
+			if (done) {
+				end = lo + q;
+				break;
+			}
+			end = lo + first;
+		}
+		stats.tail_bytes += size - std::min(size, end);
+	}
+	stats.tail_s += seconds_since(t1);
+
+	// 3. Around each line: what its reading depends on.
+	auto t2 = std::chrono::steady_clock::now();
+	std::sort(anchors.begin(), anchors.end(),
+		  [](const chosen_line &a, const chosen_line &b) { return a.line_no < b.line_no; });
+	anchors.erase(std::unique(anchors.begin(), anchors.end(),
+				  [](const chosen_line &a, const chosen_line &b) { return a.line_no == b.line_no; }),
+		      anchors.end());
+	file_lines fl(fd, size);
+	out.reserve(anchors.size() * 3);
+	// Walks back stop where an earlier walk (or an anchor) already knows
+	// the answer: the nearest timed line before the previous anchor, and
+	// per writer the nearest timed line of it before where it was last
+	// looked for.
+	uint64_t prev_anchor = 0;
+	uint64_t next_timed_after = 0; // the timed line a forward walk found (UINT64_MAX: none to the end)
+	std::unordered_map<uint64_t, uint64_t> looked_up; // writer -> line it was last looked up from
+	for (const auto &a : anchors) {
+		out.push_back(a);
+		line_look me = look_at(fl.text(a), kind, cleaner);
+		chosen_line l = a;
+		bool any_timed = me.timed, mine_timed = me.timed;
+		auto lu = looked_up.find(me.ident);
+		uint64_t mine_known_at = lu == looked_up.end() ? 0 : lu->second;
+		int walked = 0;
+		for (int k = 1; fl.line_before(l.off, l); k++) {
+			l.line_no = a.line_no - static_cast<uint64_t>(k);
+			if (l.line_no <= prev_anchor)
+				any_timed = true; // known there
+			if (l.line_no <= mine_known_at)
+				mine_timed = true;
+			bool want = k <= context_before;
+			// Untimed lines (most) need no writer: the time first.
+			if ((!mine_timed || !any_timed) && timed_line(fl.text(l), cleaner)) {
+				if (!any_timed) {
+					any_timed = true;
+					want = true;
+				}
+				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident) {
+					mine_timed = true;
+					want = true;
+				}
+			}
+			if (want && l.len > 0)
+				out.push_back(l);
+			// The writer's own time is looked for so far; the file's
+			// (what an untimed line of a new writer takes) back to the
+			// previous anchor, where it is known, or the file's start.
+			if (++walked >= context_walk)
+				mine_timed = true;
+			if (k >= context_before && any_timed && mine_timed)
+				break;
+		}
+		looked_up[me.ident] = a.line_no;
+		prev_anchor = a.line_no;
+		// The first time after it: an untimed event lies before it. An
+		// earlier walk may have found it already (or that there is none
+		// up to where it went).
+		if (!me.timed && a.line_no >= next_timed_after) {
+			chosen_line f = a;
+			next_timed_after = UINT64_MAX;
+			for (uint64_t next = a.off + a.len + 1; fl.line_at(next, f); next = f.off + f.len + 1) {
+				f.line_no++;
+				if (f.len > 0 && timed_line(fl.text(f), cleaner)) {
+					out.push_back(f);
+					next_timed_after = f.line_no;
+					break;
+				}
+			}
+		}
+		if (fl.failed())
+			return false;
+	}
+	std::sort(out.begin(), out.end(), [](const chosen_line &a, const chosen_line &b) { return a.line_no < b.line_no; });
+	out.erase(std::unique(out.begin(), out.end(),
+			      [](const chosen_line &a, const chosen_line &b) { return a.line_no == b.line_no; }),
+		  out.end());
+	for (const auto &l : out)
+		if (l.len > max_line)
+			return false;
+	stats.context_s += seconds_since(t2);
+	return true;
+}
+
+} // namespace diag
