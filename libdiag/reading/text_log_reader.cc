@@ -176,7 +176,9 @@ constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache miss
 struct writer_state {
 	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
 	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
-	int64_t progress_us = INT64_MIN; // its time (file_local_us), INT64_MIN: none
+	// Its time: its own or the writer's last, else the file's last (then
+	// it marks the timeline but is no time of this writer's).
+	bool progress_own_time = false;
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
@@ -184,7 +186,7 @@ struct writer_state {
 	ts_value progress_ts;            // the last confirmed progress line's time
 	uint64_t pending_line[progress_ring] = {};
 	uint16_t pending_len[progress_ring] = {};
-	int64_t pending_us[progress_ring] = {};
+	bool pending_own_time[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
@@ -766,7 +768,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (rules.match(body, srcbit, caps)) {
 				w.progress_line = w.pending_line[i];
 				w.progress_ts = w.pending_ts[i];
-				w.progress_us = w.pending_us[i];
+				w.progress_own_time = w.pending_own_time[i];
 				break;
 			}
 		}
@@ -837,7 +839,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_ts[w.npending] = ts ? *ts : w.last_ts.kind != ts_kind::none ? w.last_ts : file_last_ts;
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
-					w.pending_us[w.npending] = file_local_us(ts ? *ts : w.last_ts);
+					w.pending_own_time[w.npending] = ts || w.last_ts.kind != ts_kind::none;
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
 					deferred = true;
@@ -868,7 +870,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].progress_ts = ts                                        ? *ts
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
-				writers[key].progress_us = file_local_us(ts ? *ts : writers[key].last_ts);
+				writers[key].progress_own_time = ts || writers[key].last_ts.kind != ts_kind::none;
 				writers[key].npending = 0;
 				return;
 			}
@@ -1102,12 +1104,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				m.task = static_cast<int>(id);
 			ev.progress_marks.push_back(m);
 		}
-		if (w.progress_line && w.progress_us != INT64_MIN) {
-			ev.last_progress_us[writer_key(file, k)] = w.progress_us;
+		const int64_t progress_us = w.progress_own_time ? file_local_us(w.progress_ts) : INT64_MIN;
+		if (w.progress_line && progress_us != INT64_MIN) {
+			ev.last_progress_us[writer_key(file, k)] = progress_us;
 			uint64_t kind_no = w.ident >> 40;
 			if (kind_no == 1 || kind_no == 2)
 				ev.rank_progress.push_back(rank_progress_mark{file, static_cast<int>(w.ident & ((1ull << 40) - 1)),
-									      kind_no == 2, w.progress_us});
+									      kind_no == 2, progress_us});
 		}
 	}
 	source_file &sf = ev.source(file);
