@@ -392,8 +392,11 @@ int cmd_read_logs(mode m, int argc, char **argv)
 			std::max(0.0, read_s - rt.scan_s - rt.tail_s - rt.context_s - rt.chosen_s - rt.lines_s);
 		fprintf(stderr,
 			"denpex: timing: scan %.3f s, tail reads %.3f s, context %.3f s, chosen lines %.3f s, "
-			"line by line %.3f s, other reading %.3f s, diagnosis %.3f s, total %.3f s\n",
-			rt.scan_s, rt.tail_s, rt.context_s, rt.chosen_s, rt.lines_s, other, diag_s, read_s + diag_s);
+			"line by line %.3f s, other reading %.3f s, diagnosis %.3f s, total %.3f s "
+			"(%llu fault lines, %llu lines chosen, %llu MB of tails)\n",
+			rt.scan_s, rt.tail_s, rt.context_s, rt.chosen_s, rt.lines_s, other, diag_s, read_s + diag_s,
+			static_cast<unsigned long long>(rt.fault_lines), static_cast<unsigned long long>(rt.chosen_lines),
+			static_cast<unsigned long long>(rt.tail_bytes / 1000000));
 	}
 	if (m == mode::timeline) {
 		print_timeline(an, v, json, around);

@@ -27,7 +27,7 @@ constexpr uint64_t tail_min = 64 * 1024;         // the tail read covers at leas
 constexpr uint64_t tail_budget_min = 1 << 20, tail_budget_max = 32ull << 20;
 constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's inherited times
 constexpr int context_before = 3;                // a rank named two lines before a traceback
-constexpr int context_walk = 4096;               // lines walked back at most for a time
+constexpr uint64_t context_writer_bytes = 128 * 1024; // how far back a writer's own time is looked for
 
 // How many '\n' in [p, p + n): byte counters summed every 255 blocks (no
 // popcount: without -mpopcnt it is a library call per block).
@@ -120,6 +120,87 @@ bool timed_line(std::string_view raw, line_cleaner &cleaner)
 	return timed;
 }
 
+inline bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Whether a line holding byte q of p[0, n) (lo: whether p[0] starts a
+// line) may have a time, by the shapes may_have_timestamp looks for,
+// loosely: a clock "dd:dd:d", a dmesg stamp "[  12.345", a
+// line that starts with a blank or nine digits (epoch seconds), or any
+// control byte (cleaning may join a time). Every timed line has one.
+bool candidate_at(const unsigned char *p, size_t n, size_t q, bool line_start)
+{
+	unsigned char c = p[q];
+	if ((c < 0x20 && c != '\n') || c == 0x7f)
+		return true;
+	if (c == ':' && q >= 2 && q + 4 < n && digit(p[q - 2]) && digit(p[q - 1]) && digit(p[q + 1]) &&
+	    digit(p[q + 2]) && p[q + 3] == ':' && digit(p[q + 4]))
+		return true;
+	if (c == '[') {
+		// dmesg's "[  123.456789]": blanks, digits, a dot.
+		size_t r = q + 1;
+		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
+			r++;
+		size_t d = r;
+		while (d < n && d - r <= 10 && digit(p[d]))
+			d++;
+		return d >= n || (d > r && p[d] == '.');
+	}
+	if (line_start && c == ' ')
+		return true;
+	if (line_start && digit(c)) {
+		size_t d = q;
+		while (d < n && d - q < 9 && digit(p[d]))
+			d++;
+		return d - q >= 9 || d == n; // at the buffer's end: cannot tell
+	}
+	return false;
+}
+
+// The last candidate (see candidate_at) in p[from, to), or SIZE_MAX;
+// p[0] starts a line. Sixteen bytes at a time where SSE2 is there: a
+// chunk with no colon pair, bracket, control byte or line start passes.
+size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+{
+	size_t q = to;
+	// The last bytes, whose 16-byte loads would pass the end: one by one.
+	const size_t simd_top = n >= 20 ? n - 4 : 0;
+	while (q > from && q > simd_top) {
+		q--;
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
+	}
+#ifdef __SSE2__
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
+		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+	while (q >= from + 16 && q >= 17) {
+		size_t i = q - 16;
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+		__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 3));
+		__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
+		__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_min_epu8(x, lo), x)); // control bytes and '\n'
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, del));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(xm1, nl));                 // line starts
+		unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+		while (bits) {
+			unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
+			size_t at = i + b;
+			if (candidate_at(p, n, at, at == 0 || p[at - 1] == '\n'))
+				return at;
+			bits &= ~(1u << b);
+		}
+		q = i;
+	}
+#endif
+	while (q > from) {
+		q--;
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
+	}
+	return SIZE_MAX;
+}
+
 // Lines of the file around an offset, read on demand (one window cached).
 class file_lines {
 public:
@@ -183,6 +264,14 @@ public:
 		}
 		l.off = start;
 		return true;
+	}
+
+	// The bytes [off, off + n), n at most a window's worth.
+	std::string_view bytes(uint64_t off, uint64_t n)
+	{
+		if (!load(off, n))
+			return {};
+		return std::string_view(fl_buf.data() + (off - fl_off), static_cast<size_t>(n));
 	}
 
 	std::string_view text(const chosen_line &l)
@@ -458,50 +547,111 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 	file_lines fl(fd, size);
 	out.reserve(anchors.size() * 3);
 	// Walks back stop where an earlier walk (or an anchor) already knows
-	// the answer: the nearest timed line before the previous anchor, and
-	// per writer the nearest timed line of it before where it was last
-	// looked for.
-	uint64_t prev_anchor = 0;
+	// the answer: where the file's last timed line was last established,
+	// and per writer where it was last looked for.
+	uint64_t any_known_off = 0; // the file's last time is known (chosen) at the line starting here
 	uint64_t next_timed_after = 0; // the timed line a forward walk found (UINT64_MAX: none to the end)
-	std::unordered_map<uint64_t, uint64_t> looked_up; // writer -> line it was last looked up from
+	std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> looked_up; // writer -> line (and offset) it was last looked up from
 	for (const auto &a : anchors) {
 		out.push_back(a);
 		line_look me = look_at(fl.text(a), kind, cleaner);
-		chosen_line l = a;
-		bool any_timed = me.timed, mine_timed = me.timed;
+		bool any_timed = me.timed, mine_timed = me.timed, mine_found = me.timed;
 		auto lu = looked_up.find(me.ident);
-		uint64_t mine_known_at = lu == looked_up.end() ? 0 : lu->second;
-		int walked = 0;
-		for (int k = 1; fl.line_before(l.off, l); k++) {
+		uint64_t mine_known_off = lu == looked_up.end() ? 0 : lu->second.second;
+		bool mine_known = lu != looked_up.end();
+		// The lines just before, whatever they are.
+		chosen_line l = a;
+		for (int k = 1; k <= context_before && fl.line_before(l.off, l); k++) {
 			l.line_no = a.line_no - static_cast<uint64_t>(k);
-			if (l.line_no <= prev_anchor)
-				any_timed = true; // known there
-			if (l.line_no <= mine_known_at)
-				mine_timed = true;
-			bool want = k <= context_before;
-			// Untimed lines (most) need no writer: the time first.
+			if (l.len == 0)
+				continue;
+			out.push_back(l);
 			if ((!mine_timed || !any_timed) && timed_line(fl.text(l), cleaner)) {
+				any_timed = true;
+				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident)
+					mine_timed = mine_found = true;
+			}
+		}
+		// Then the nearest timed lines before: the writer's (so far back),
+		// and, unless that was found (then the file's is not what this
+		// line inherits), the file's, back to where it is known; jumping
+		// over bytes that cannot hold a time.
+		uint64_t end = l.off, no = l.line_no; // a line start (or inside one) and its number
+		while (l.line_no > 1 || l.off > 0) {
+			if (!mine_timed && ((mine_known && end <= mine_known_off) || a.off - end > context_writer_bytes))
+				mine_timed = true; // known there, or given up
+			if (!any_timed && end <= any_known_off)
+				any_timed = true;
+			if (mine_timed && (any_timed || mine_found))
+				break;
+			if (end == 0) {
+				any_timed = mine_timed = true; // the file's start: nothing before
+				break;
+			}
+			uint64_t floor = any_timed || mine_found ? (a.off > context_writer_bytes ? a.off - context_writer_bytes : 0)
+								 : any_known_off;
+			if (!mine_timed && mine_known)
+				floor = std::min(floor, mine_known_off);
+			if (floor >= end)
+				floor = end - 1;
+			uint64_t lo = end - std::min<uint64_t>(end - floor, 60 * 1024);
+			std::string_view w = fl.bytes(lo ? lo - 1 : 0, end - (lo ? lo - 1 : 0));
+			if (w.empty())
+				return false;
+			const size_t pre = lo ? 1 : 0; // the byte before lo, to tell a line start
+			const unsigned char *base = reinterpret_cast<const unsigned char *>(w.data());
+			size_t n = static_cast<size_t>(end - lo);
+			size_t q = last_candidate(base, n + pre, pre, n + pre);
+			if (q == SIZE_MAX) {
+				no -= count_newlines(w.data() + pre, n);
+				end = lo; // may sit inside a line: line numbers count '\n's
+				continue;
+			}
+			q -= pre;
+			// The line holding it, and its number.
+			const void *nl = memrchr(w.data() + pre, '\n', q);
+			uint64_t ls;
+			if (nl) {
+				ls = lo + static_cast<uint64_t>(static_cast<const char *>(nl) - (w.data() + pre)) + 1;
+			} else if (lo == 0) {
+				ls = 0;
+			} else {
+				chosen_line prev{};
+				if (!fl.line_before(lo + q + 1, prev))
+					return false;
+				ls = prev.off;
+			}
+			chosen_line c{};
+			if (!fl.line_at(ls, c))
+				return false;
+			if (c.off + c.len >= end) {
+				c.line_no = no; // its end is where the walk is (a window began inside it)
+			} else {
+				std::string_view between = fl.bytes(c.off + c.len, end - (c.off + c.len));
+				c.line_no = no - count_newlines(between.data(), between.size());
+			}
+			if (c.len > 0 && timed_line(fl.text(c), cleaner)) {
+				bool want = false;
 				if (!any_timed) {
 					any_timed = true;
 					want = true;
 				}
-				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident) {
-					mine_timed = true;
+				if (!mine_timed && look_at(fl.text(c), kind, cleaner).ident == me.ident) {
+					mine_timed = mine_found = true;
 					want = true;
 				}
+				if (want)
+					out.push_back(c);
 			}
-			if (want && l.len > 0)
-				out.push_back(l);
-			// The writer's own time is looked for so far; the file's
-			// (what an untimed line of a new writer takes) back to the
-			// previous anchor, where it is known, or the file's start.
-			if (++walked >= context_walk)
-				mine_timed = true;
-			if (k >= context_before && any_timed && mine_timed)
-				break;
+			end = c.off;
+			no = c.line_no;
+			l = c;
 		}
-		looked_up[me.ident] = a.line_no;
-		prev_anchor = a.line_no;
+		looked_up[me.ident] = {a.line_no, a.off};
+		if (l.line_no <= 1)
+			any_timed = true; // walked to the file's start: none before
+		if (any_timed)
+			any_known_off = a.off;
 		// The first time after it: an untimed event lies before it. An
 		// earlier walk may have found it already (or that there is none
 		// up to where it went).

@@ -714,6 +714,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				read_times.scan_s += es.scan_s;
 				read_times.tail_s += es.tail_s;
 				read_times.context_s += es.context_s;
+				read_times.fault_lines += es.hits;
+				read_times.tail_bytes += es.tail_bytes;
+				if (events_first)
+					read_times.chosen_lines += chosen.size();
 			}
 		}
 	}

@@ -21,6 +21,7 @@ bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_
 // sources read line by line (those the scan does not serve).
 struct text_read_times {
 	double scan_s = 0, tail_s = 0, context_s = 0, chosen_s = 0, lines_s = 0;
+	uint64_t fault_lines = 0, chosen_lines = 0, tail_bytes = 0;
 };
 text_read_times text_read_timing();
 
