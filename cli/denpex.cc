@@ -46,7 +46,7 @@ const char *main_usage =
 	"                                  print the merged, clock-corrected timeline\n"
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
 	"  metrics [-o FILE] DIR...        Prometheus metrics from directories of admin reports\n"
-	"  check-signatures [--conf DIR] [--literals]\n"
+	"  check-signatures [--conf DIR] [--literals | --fault-literals]\n"
 	"                                  load and check the signature and knowledge files\n"
 	"  serve [--listen ADDR:PORT]      the diagnosis console: a web page to paste logs\n"
 	"                                  into (default 127.0.0.1:8470)\n"
@@ -541,22 +541,26 @@ int cmd_metrics(int argc, char **argv)
 int cmd_check_signatures(int argc, char **argv)
 {
 	std::string conf;
-	bool literals = false;
+	bool literals = false, fault_literals = false;
 	for (int i = 0; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--conf" && i + 1 < argc)
 			conf = argv[++i];
 		else if (a == "--literals")
 			literals = true;
+		else if (a == "--fault-literals")
+			fault_literals = true;
 		else if (a == "-h" || a == "--help") {
-			fputs("Usage: denpex check-signatures [--conf DIR] [--literals]\n"
+			fputs("Usage: denpex check-signatures [--conf DIR] [--literals | --fault-literals]\n"
 			      "Loads every signature file of both layers, the shipped rules and the site's\n"
 			      "(signatures.d/ in the configuration directory: rules added, or replacing a\n"
 			      "shipped rule of the same id), checking each rule's samples, and the Xid and\n"
 			      "action tables. Prints each rule with the layer and file it came from, and\n"
 			      "conflicts between rules. Exit 0 when all load.\n"
 			      "--literals prints instead the prefilter literals of all rules, one a line\n"
-			      "(for grep -F -f and rg -F -f in the benchmark).\n", stdout);
+			      "(for grep -F -f and rg -F -f in the benchmark).\n"
+			      "--fault-literals prints those of the scan of large files for fault lines\n"
+			      "(every rule but progress and rank_tag rules).\n", stdout);
 			return exit_ok;
 		} else
 			return usage_error("unknown argument '" + a + "' for check-signatures");
@@ -569,8 +573,8 @@ int cmd_check_signatures(int argc, char **argv)
 		fprintf(stderr, "denpex: %s\n", err.c_str());
 		return 1;
 	}
-	if (literals) {
-		for (const auto &l : an.rules().all_literals())
+	if (literals || fault_literals) {
+		for (const auto &l : literals ? an.rules().all_literals() : an.rules().fault_literals())
 			printf("%s\n", l.c_str());
 		return 0;
 	}

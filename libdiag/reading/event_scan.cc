@@ -130,6 +130,11 @@ inline bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
 bool candidate_at(const unsigned char *p, size_t n, size_t q, bool line_start)
 {
 	unsigned char c = p[q];
+	// A carriage return starts a segment (cleaning splits there): as a
+	// line start. Other control bytes (escapes, tabs, NULs) may hide or
+	// join a time.
+	if (c == '\r')
+		return q + 1 < n && p[q + 1] != '\n' && p[q + 1] != '\r' && candidate_at(p, n, q + 1, true);
 	if ((c < 0x20 && c != '\n') || c == 0x7f)
 		return true;
 	if (c == ':' && q >= 2 && q + 4 < n && digit(p[q - 2]) && digit(p[q - 1]) && digit(p[q + 1]) &&
@@ -198,6 +203,44 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
 			return q;
 	}
+	return SIZE_MAX;
+}
+
+// The first candidate in p[from, to), or SIZE_MAX (as last_candidate).
+size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+{
+	size_t q = from;
+	// The first bytes, whose loads would start before the buffer.
+	while (q < to && q < 1) {
+		if (candidate_at(p, n, q, true))
+			return q;
+		q++;
+	}
+#ifdef __SSE2__
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
+		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+	while (q + 16 <= to && q + 20 <= n) {
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q));
+		__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q + 3));
+		__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q - 1));
+		__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_min_epu8(x, lo), x));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, del));
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(xm1, nl));
+		unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+		while (bits) {
+			size_t at = q + static_cast<size_t>(__builtin_ctz(bits));
+			if (candidate_at(p, n, at, p[at - 1] == '\n'))
+				return at;
+			bits &= bits - 1;
+		}
+		q += 16;
+	}
+#endif
+	for (; q < to; q++)
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
 	return SIZE_MAX;
 }
 
@@ -552,52 +595,17 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 	uint64_t any_known_off = 0; // the file's last time is known (chosen) at the line starting here
 	uint64_t next_timed_after = 0; // the timed line a forward walk found (UINT64_MAX: none to the end)
 	std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> looked_up; // writer -> line (and offset) it was last looked up from
-	for (const auto &a : anchors) {
-		out.push_back(a);
-		line_look me = look_at(fl.text(a), kind, cleaner);
-		bool any_timed = me.timed, mine_timed = me.timed, mine_found = me.timed;
-		auto lu = looked_up.find(me.ident);
-		uint64_t mine_known_off = lu == looked_up.end() ? 0 : lu->second.second;
-		bool mine_known = lu != looked_up.end();
-		// The lines just before, whatever they are.
-		chosen_line l = a;
-		for (int k = 1; k <= context_before && fl.line_before(l.off, l); k++) {
-			l.line_no = a.line_no - static_cast<uint64_t>(k);
-			if (l.len == 0)
-				continue;
-			out.push_back(l);
-			if ((!mine_timed || !any_timed) && timed_line(fl.text(l), cleaner)) {
-				any_timed = true;
-				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident)
-					mine_timed = mine_found = true;
-			}
-		}
-		// Then the nearest timed lines before: the writer's (so far back),
-		// and, unless that was found (then the file's is not what this
-		// line inherits), the file's, back to where it is known; jumping
-		// over bytes that cannot hold a time.
-		uint64_t end = l.off, no = l.line_no; // a line start (or inside one) and its number
-		while (l.line_no > 1 || l.off > 0) {
-			if (!mine_timed && ((mine_known && end <= mine_known_off) || a.off - end > context_writer_bytes))
-				mine_timed = true; // known there, or given up
-			if (!any_timed && end <= any_known_off)
-				any_timed = true;
-			if (mine_timed && (any_timed || mine_found))
-				break;
-			if (end == 0) {
-				any_timed = mine_timed = true; // the file's start: nothing before
-				break;
-			}
-			uint64_t floor = any_timed || mine_found ? (a.off > context_writer_bytes ? a.off - context_writer_bytes : 0)
-								 : any_known_off;
-			if (!mine_timed && mine_known)
-				floor = std::min(floor, mine_known_off);
-			if (floor >= end)
-				floor = end - 1;
+	bool have_memo_t = false; // the nearest timed line before any_known_off
+	chosen_line memo_t{};
+	// The nearest timed line before offset end (a line start, or inside
+	// the line numbered no), not before floor: 1 found (end, no moved to
+	// it), 0 none, -1 a read error.
+	auto prev_timed = [&](uint64_t &end, uint64_t &no, uint64_t floor, chosen_line &found) -> int {
+		while (end > floor) {
 			uint64_t lo = end - std::min<uint64_t>(end - floor, 60 * 1024);
 			std::string_view w = fl.bytes(lo ? lo - 1 : 0, end - (lo ? lo - 1 : 0));
 			if (w.empty())
-				return false;
+				return -1;
 			const size_t pre = lo ? 1 : 0; // the byte before lo, to tell a line start
 			const unsigned char *base = reinterpret_cast<const unsigned char *>(w.data());
 			size_t n = static_cast<size_t>(end - lo);
@@ -608,7 +616,6 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 				continue;
 			}
 			q -= pre;
-			// The line holding it, and its number.
 			const void *nl = memrchr(w.data() + pre, '\n', q);
 			uint64_t ls;
 			if (nl) {
@@ -618,53 +625,144 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 			} else {
 				chosen_line prev{};
 				if (!fl.line_before(lo + q + 1, prev))
-					return false;
+					return -1;
 				ls = prev.off;
 			}
 			chosen_line c{};
 			if (!fl.line_at(ls, c))
-				return false;
+				return -1;
 			if (c.off + c.len >= end) {
 				c.line_no = no; // its end is where the walk is (a window began inside it)
 			} else {
 				std::string_view between = fl.bytes(c.off + c.len, end - (c.off + c.len));
 				c.line_no = no - count_newlines(between.data(), between.size());
 			}
-			if (c.len > 0 && timed_line(fl.text(c), cleaner)) {
-				bool want = false;
-				if (!any_timed) {
-					any_timed = true;
-					want = true;
-				}
-				if (!mine_timed && look_at(fl.text(c), kind, cleaner).ident == me.ident) {
-					mine_timed = mine_found = true;
-					want = true;
-				}
-				if (want)
-					out.push_back(c);
-			}
 			end = c.off;
 			no = c.line_no;
-			l = c;
+			if (c.len > 0 && timed_line(fl.text(c), cleaner)) {
+				found = c;
+				return 1;
+			}
 		}
+		return 0;
+	};
+	for (const auto &a : anchors) {
+		out.push_back(a);
+		line_look me = look_at(fl.text(a), kind, cleaner);
+		bool any_timed = me.timed, mine_timed = me.timed;
+		auto lu = looked_up.find(me.ident);
+		uint64_t mine_known_off = lu == looked_up.end() ? 0 : lu->second.second;
+		bool mine_known = lu != looked_up.end();
+		// The lines just before, whatever they are.
+		chosen_line l = a, last_ctx_timed{};
+		for (int k = 1; k <= context_before && fl.line_before(l.off, l); k++) {
+			l.line_no = a.line_no - static_cast<uint64_t>(k);
+			if (l.len == 0)
+				continue;
+			out.push_back(l);
+			if ((!mine_timed || !any_timed) && timed_line(fl.text(l), cleaner)) {
+				if (!any_timed)
+					last_ctx_timed = l;
+				any_timed = true;
+				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident)
+					mine_timed = true;
+			}
+		}
+		// Then the nearest timed line before (the file's last time), back to
+		// where it is known; from there back, the writer's own (so far
+		// back): a writer's timed line is a timed line. Both by jumping
+		// over bytes that cannot hold a time.
+		uint64_t end = l.off, no = l.line_no; // a line start (or inside one) and its number
+		bool have_t = false;
+		chosen_line t{};
+		if (me.timed) {
+			have_t = true;
+			t = a;
+		} else if (any_timed) {
+			have_t = true;
+			t = last_ctx_timed;
+		} else {
+			int r = prev_timed(end, no, any_known_off, t);
+			if (r < 0)
+				return false;
+			if (r > 0) {
+				out.push_back(t);
+				have_t = true;
+			} else if (have_memo_t) {
+				have_t = true;
+				t = memo_t;
+			}
+			any_timed = true;
+		}
+		if (!mine_timed && have_t) {
+			uint64_t floor = a.off > context_writer_bytes ? a.off - context_writer_bytes : 0;
+			if (mine_known)
+				floor = std::max(floor, mine_known_off);
+			chosen_line c = t;
+			while (c.off >= floor) {
+				if (look_at(fl.text(c), kind, cleaner).ident == me.ident) {
+					out.push_back(c);
+					break;
+				}
+				uint64_t e2 = c.off, n2 = c.line_no;
+				int r = c.off > floor ? prev_timed(e2, n2, floor, c) : 0;
+				if (r < 0)
+					return false;
+				if (r == 0)
+					break;
+			}
+		}
+		have_memo_t = have_t;
+		if (have_t)
+			memo_t = t;
+		any_known_off = a.off;
 		looked_up[me.ident] = {a.line_no, a.off};
-		if (l.line_no <= 1)
-			any_timed = true; // walked to the file's start: none before
-		if (any_timed)
-			any_known_off = a.off;
 		// The first time after it: an untimed event lies before it. An
 		// earlier walk may have found it already (or that there is none
 		// up to where it went).
 		if (!me.timed && a.line_no >= next_timed_after) {
-			chosen_line f = a;
 			next_timed_after = UINT64_MAX;
-			for (uint64_t next = a.off + a.len + 1; fl.line_at(next, f); next = f.off + f.len + 1) {
-				f.line_no++;
+			uint64_t pos = a.off + a.len + 1, no = a.line_no + 1; // a line start and its number
+			while (pos < size) {
+				uint64_t hi = std::min<uint64_t>(size, pos + 60 * 1024);
+				std::string_view w = fl.bytes(pos - 1, hi - (pos - 1)); // the '\n' before: a line start
+				if (w.empty())
+					return false;
+				const unsigned char *base = reinterpret_cast<const unsigned char *>(w.data());
+				size_t q = first_candidate(base, w.size(), 1, w.size());
+				if (q == SIZE_MAX) {
+					// On from the last line start in the window.
+					const void *nl = memrchr(w.data() + 1, '\n', w.size() - 1);
+					if (!nl) {
+						if (hi >= size)
+							break;
+						chosen_line f{};
+						if (!fl.line_at(pos, f))
+							return false;
+						pos = f.off + f.len + 1;
+						no++;
+						continue;
+					}
+					size_t k = static_cast<size_t>(static_cast<const char *>(nl) - w.data()) + 1;
+					no += count_newlines(w.data() + 1, k - 1);
+					pos = pos - 1 + k;
+					continue;
+				}
+				// The line holding it.
+				const void *nl = q > 1 ? memrchr(w.data() + 1, '\n', q - 1) : nullptr;
+				size_t ls = nl ? static_cast<size_t>(static_cast<const char *>(nl) - w.data()) + 1 : 1;
+				no += count_newlines(w.data() + 1, ls - 1);
+				chosen_line f{};
+				if (!fl.line_at(pos - 1 + ls, f))
+					return false;
+				f.line_no = no;
 				if (f.len > 0 && timed_line(fl.text(f), cleaner)) {
 					out.push_back(f);
 					next_timed_after = f.line_no;
 					break;
 				}
+				pos = f.off + f.len + 1;
+				no++;
 			}
 		}
 		if (fl.failed())
