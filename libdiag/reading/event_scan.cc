@@ -135,6 +135,11 @@ bool candidate_at(const unsigned char *p, size_t n, size_t q, bool line_start)
 	// join a time.
 	if (c == '\r')
 		return q + 1 < n && p[q + 1] != '\n' && p[q + 1] != '\r' && candidate_at(p, n, q + 1, true);
+	// An escape sequence, once removed, joins what was around it: a time
+	// only where it sat inside one (after a digit, ':' or '['), or where
+	// it leads the line.
+	if (c == 0x1b)
+		return line_start || (q > 0 && (digit(p[q - 1]) || p[q - 1] == ':' || p[q - 1] == '['));
 	if ((c < 0x20 && c != '\n') || c == 0x7f)
 		return true;
 	if (c == ':' && q >= 2 && q + 4 < n && digit(p[q - 2]) && digit(p[q - 1]) && digit(p[q + 1]) &&
@@ -161,6 +166,35 @@ bool candidate_at(const unsigned char *p, size_t n, size_t q, bool line_start)
 	return false;
 }
 
+#ifdef __SSE2__
+// Bits of the 16 positions from p + i that candidate_at may accept (a
+// superset): a colon with another three on, a '[', a control byte other
+// than '\n', a line start before a blank or before digits at 0 and 8.
+// Reads p[i - 1, i + 24).
+inline unsigned candidate_mask(const unsigned char *p, size_t i)
+{
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
+		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f), blank = _mm_set1_epi8(' '),
+		      zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+	__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 3));
+	__m128i x8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 8));
+	__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
+	auto is_digit = [&](__m128i v) {
+		__m128i d = _mm_sub_epi8(v, zero);
+		return _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d);
+	};
+	__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
+	m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
+	__m128i ctl = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, lo), x), _mm_cmpeq_epi8(x, del));
+	m = _mm_or_si128(m, _mm_andnot_si128(_mm_cmpeq_epi8(x, nl), ctl));
+	__m128i start = _mm_cmpeq_epi8(xm1, nl);
+	__m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, blank), _mm_and_si128(is_digit(x), is_digit(x8)));
+	m = _mm_or_si128(m, _mm_and_si128(start, lead));
+	return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
 // The last candidate (see candidate_at) in p[from, to), or SIZE_MAX;
 // p[0] starts a line. Sixteen bytes at a time where SSE2 is there: a
 // chunk with no colon pair, bracket, control byte or line start passes.
@@ -168,30 +202,20 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 {
 	size_t q = to;
 	// The last bytes, whose 16-byte loads would pass the end: one by one.
-	const size_t simd_top = n >= 20 ? n - 4 : 0;
+	const size_t simd_top = n >= 24 ? n - 8 : 0;
 	while (q > from && q > simd_top) {
 		q--;
 		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
 			return q;
 	}
 #ifdef __SSE2__
-	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
-		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
 	while (q >= from + 16 && q >= 17) {
 		size_t i = q - 16;
-		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
-		__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 3));
-		__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
-		__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_min_epu8(x, lo), x)); // control bytes and '\n'
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, del));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(xm1, nl));                 // line starts
-		unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+		unsigned bits = candidate_mask(p, i);
 		while (bits) {
 			unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
 			size_t at = i + b;
-			if (candidate_at(p, n, at, at == 0 || p[at - 1] == '\n'))
+			if (candidate_at(p, n, at, p[at - 1] == '\n'))
 				return at;
 			bits &= ~(1u << b);
 		}
@@ -217,18 +241,8 @@ size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 		q++;
 	}
 #ifdef __SSE2__
-	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
-		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
-	while (q + 16 <= to && q + 20 <= n) {
-		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q));
-		__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q + 3));
-		__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + q - 1));
-		__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_min_epu8(x, lo), x));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(x, del));
-		m = _mm_or_si128(m, _mm_cmpeq_epi8(xm1, nl));
-		unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+	while (q + 16 <= to && q + 24 <= n) {
+		unsigned bits = candidate_mask(p, q);
 		while (bits) {
 			size_t at = q + static_cast<size_t>(__builtin_ctz(bits));
 			if (candidate_at(p, n, at, p[at - 1] == '\n'))
