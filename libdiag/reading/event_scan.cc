@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,6 +25,7 @@ namespace {
 constexpr size_t scan_block = 1 << 20;
 constexpr size_t max_hits = 256 * 1024;          // beyond: read line by line (hits cost as much)
 constexpr uint64_t default_min_size = 1 << 20;   // smaller files: line by line
+constexpr uint64_t parallel_min = 16 << 20;      // smaller files: one thread scans
 constexpr uint64_t tail_min = 64 * 1024;         // the tail read covers at least this
 constexpr uint64_t tail_budget_min = 1 << 20, tail_budget_max = 32ull << 20;
 constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's inherited times
@@ -379,6 +382,61 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 
 } // namespace
 
+// A forward scan of [begin, end) (begin a line start): its fault lines,
+// numbered from 1 at begin, and its newlines.
+struct range_scan {
+	uint64_t begin = 0, end = 0;
+	std::vector<chosen_line> hits;
+	uint64_t newlines = 0;
+	bool bad = false;
+};
+
+void scan_range(int fd, const rule_set &rules, size_t max_line, range_scan &rs)
+{
+	std::vector<char> buf(scan_block);
+	uint64_t pos = rs.begin;
+	while (pos < rs.end && !rs.bad) {
+		size_t n = static_cast<size_t>(std::min<uint64_t>(scan_block, rs.end - pos));
+		if (!pread_all(fd, buf.data(), n, pos)) {
+			rs.bad = true;
+			return;
+		}
+		size_t end = n;
+		if (pos + n < rs.end) {
+			const void *nl = memrchr(buf.data(), '\n', n);
+			if (!nl) {
+				rs.bad = true; // a line longer than a block
+				return;
+			}
+			end = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+		}
+		std::string_view view(buf.data(), end);
+		size_t counted = 0; // newlines counted up to here
+		uint64_t line_at_counted = rs.newlines + 1;
+		size_t last_end = 0;
+		bool any = false;
+		rules.scan_fault_literals(view, [&](size_t start) {
+			if (rs.bad || (any && start < last_end))
+				return;
+			const void *b = start ? memrchr(view.data(), '\n', start) : nullptr;
+			size_t ls = b ? static_cast<size_t>(static_cast<const char *>(b) - view.data()) + 1 : 0;
+			const void *e = memchr(view.data() + start, '\n', end - start);
+			size_t le = e ? static_cast<size_t>(static_cast<const char *>(e) - view.data()) : end;
+			line_at_counted += count_newlines(view.data() + counted, ls - counted);
+			counted = ls;
+			any = true;
+			last_end = le + 1;
+			if (le - ls > max_line || rs.hits.size() >= max_hits) {
+				rs.bad = true;
+				return;
+			}
+			rs.hits.push_back(chosen_line{pos + ls, static_cast<uint32_t>(le - ls), line_at_counted});
+		});
+		rs.newlines += count_newlines(view.data(), end);
+		pos += end;
+	}
+}
+
 bool event_scan_pays(uint64_t size)
 {
 	uint64_t min = default_min_size;
@@ -409,69 +467,75 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 	std::unordered_set<uint64_t> known; // rank-like writers of fault lines
 	uint64_t total_lines = 0;
 	{
-		std::vector<char> buf(scan_block);
-		uint64_t pos = 0;
-		bool bad = false;
-		while (pos < size && !bad) {
-			size_t n = static_cast<size_t>(std::min<uint64_t>(scan_block, size - pos));
-			if (!pread_all(fd, buf.data(), n, pos))
-				return false;
-			size_t end = n;
-			if (pos + n < size) {
-				const void *nl = memrchr(buf.data(), '\n', n);
-				if (!nl)
-					return false; // a line longer than a block
-				end = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+		// Two halves at a line start, one on a second thread where the
+		// CPUs allow; numbered and looked at in order after.
+		uint64_t mid = size;
+		if (size >= parallel_min && std::thread::hardware_concurrency() > 1) {
+			std::vector<char> probe(64 * 1024);
+			uint64_t at = size / 2;
+			size_t n = static_cast<size_t>(std::min<uint64_t>(probe.size(), size - at));
+			if (pread_all(fd, probe.data(), n, at)) {
+				const void *nl = memchr(probe.data(), '\n', n);
+				if (nl)
+					mid = at + static_cast<uint64_t>(static_cast<const char *>(nl) - probe.data()) + 1;
 			}
-			std::string_view view(buf.data(), end);
-			size_t counted = 0;              // newlines counted up to here
-			uint64_t line_at_counted = total_lines + 1;
-			size_t last_end = 0;
-			bool any = false;
-			rules.scan_fault_literals(view, [&](size_t start) {
-				if (bad || (any && start < last_end))
-					return;
-				const void *b = start ? memrchr(view.data(), '\n', start) : nullptr;
-				size_t ls = b ? static_cast<size_t>(static_cast<const char *>(b) - view.data()) + 1 : 0;
-				const void *e = memchr(view.data() + start, '\n', end - start);
-				size_t le = e ? static_cast<size_t>(static_cast<const char *>(e) - view.data()) : end;
-				line_at_counted += count_newlines(view.data() + counted, ls - counted);
-				counted = ls;
-				any = true;
-				last_end = le + 1;
-				if (le - ls > max_line || hits.size() >= max_hits) {
-					bad = true;
-					return;
-				}
-				chosen_line l{pos + ls, static_cast<uint32_t>(le - ls), line_at_counted};
-				hits.push_back(l);
-				// What the tail read needs from it.
-				cleaner.for_each_segment(view.substr(ls, le - ls), [&](std::string_view seg) {
-					line_identity id;
-					if (kind != source_kind::kernel_log)
-						id = parse_prefix(seg);
-					else
-						id.body = seg;
-					uint64_t ident = writer_ident(id);
-					if (rank_like(ident))
-						known.insert(ident);
-					const rule *r = rules.match(id.body, srcbit, caps);
-					if (r && r->role == event_role::initiating && kind != source_kind::kernel_log) {
-						uint64_t &n_ = need[ident];
-						n_ = std::max(n_, l.line_no);
-					}
-				});
-			});
-			total_lines += count_newlines(view.data(), end);
-			pos += end;
 		}
-		if (bad)
+		range_scan first, second;
+		first.begin = 0;
+		first.end = second.begin = mid;
+		second.end = size;
+		std::thread helper;
+		if (mid < size) {
+			try {
+				helper = std::thread([&] { scan_range(fd, rules, max_line, second); });
+			} catch (const std::system_error &) {
+				first.end = size; // no thread: this one reads it all
+				mid = size;
+			}
+		}
+		scan_range(fd, rules, max_line, first);
+		if (helper.joinable())
+			helper.join();
+		if (first.bad || (mid < size && second.bad))
+			return false;
+		hits = std::move(first.hits);
+		total_lines = first.newlines;
+		if (mid < size) {
+			for (auto &h : second.hits) {
+				h.line_no += total_lines;
+				hits.push_back(h);
+			}
+			total_lines += second.newlines;
+		}
+		if (hits.size() > max_hits)
 			return false;
 		char last = 0;
 		if (!pread_all(fd, &last, 1, size - 1))
 			return false;
 		if (last != '\n')
 			total_lines++;
+		// What the tail read needs from them.
+		std::vector<char> text;
+		for (const chosen_line &l : hits) {
+			text.resize(l.len);
+			if (l.len && !pread_all(fd, text.data(), l.len, l.off))
+				return false;
+			cleaner.for_each_segment(std::string_view(text.data(), l.len), [&](std::string_view seg) {
+				line_identity id;
+				if (kind != source_kind::kernel_log)
+					id = parse_prefix(seg);
+				else
+					id.body = seg;
+				uint64_t ident = writer_ident(id);
+				if (rank_like(ident))
+					known.insert(ident);
+				const rule *r = rules.match(id.body, srcbit, caps);
+				if (r && r->role == event_role::initiating && kind != source_kind::kernel_log) {
+					uint64_t &n_ = need[ident];
+					n_ = std::max(n_, l.line_no);
+				}
+			});
+		}
 	}
 	stats.scan_s += seconds_since(t0);
 	stats.hits += hits.size();
