@@ -7,6 +7,7 @@
 #include "rendering/timeline_svg.hh"
 #include "serve.hh"
 #include "rendering/metrics.hh"
+#include "reading/text_log_reader.hh"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +46,7 @@ const char *main_usage =
 	"                                  print the merged, clock-corrected timeline\n"
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
 	"  metrics [-o FILE] DIR...        Prometheus metrics from directories of admin reports\n"
-	"  check-signatures [--conf DIR] [--literals]\n"
+	"  check-signatures [--conf DIR] [--literals | --fault-literals]\n"
 	"                                  load and check the signature and knowledge files\n"
 	"  serve [--listen ADDR:PORT]      the diagnosis console: a web page to paste logs\n"
 	"                                  into (default 127.0.0.1:8470)\n"
@@ -355,6 +357,9 @@ int cmd_read_logs(mode m, int argc, char **argv)
 		fprintf(stderr, "denpex: configuration error: %s\n", err.c_str());
 		return exit_usage;
 	}
+	using clock = std::chrono::steady_clock;
+	auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+	const clock::time_point t_read = clock::now();
 	for (const auto &p : paths) {
 		if (p == "-") {
 			if (isatty(STDIN_FILENO) && !quiet)
@@ -374,7 +379,25 @@ int cmd_read_logs(mode m, int argc, char **argv)
 	if (!quiet)
 		for (const auto &w : warnings)
 			fprintf(stderr, "denpex: warning: %s\n", w.c_str());
+	const double read_s = since(t_read);
+	const clock::time_point t_diag = clock::now();
 	diag::verdict v = an.run();
+	// Where the time went (DENPEX_TIMING, for the benchmark): the reading
+	// split as the text reader saw it, the rest of reading (opening,
+	// sniffing, structured sources), and the diagnosis.
+	if (const char *t = getenv("DENPEX_TIMING"); t && *t && strcmp(t, "0") != 0) {
+		const double diag_s = since(t_diag);
+		const diag::text_read_times rt = diag::text_read_timing();
+		const double other =
+			std::max(0.0, read_s - rt.scan_s - rt.tail_s - rt.context_s - rt.chosen_s - rt.lines_s);
+		fprintf(stderr,
+			"denpex: timing: scan %.3f s, tail reads %.3f s, context %.3f s, chosen lines %.3f s, "
+			"line by line %.3f s, other reading %.3f s, diagnosis %.3f s, total %.3f s "
+			"(%llu fault lines, %llu lines chosen, %llu MB of tails)\n",
+			rt.scan_s, rt.tail_s, rt.context_s, rt.chosen_s, rt.lines_s, other, diag_s, read_s + diag_s,
+			static_cast<unsigned long long>(rt.fault_lines), static_cast<unsigned long long>(rt.chosen_lines),
+			static_cast<unsigned long long>(rt.tail_bytes / 1000000));
+	}
 	if (m == mode::timeline) {
 		print_timeline(an, v, json, around);
 		return exit_ok;
@@ -518,22 +541,26 @@ int cmd_metrics(int argc, char **argv)
 int cmd_check_signatures(int argc, char **argv)
 {
 	std::string conf;
-	bool literals = false;
+	bool literals = false, fault_literals = false;
 	for (int i = 0; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--conf" && i + 1 < argc)
 			conf = argv[++i];
 		else if (a == "--literals")
 			literals = true;
+		else if (a == "--fault-literals")
+			fault_literals = true;
 		else if (a == "-h" || a == "--help") {
-			fputs("Usage: denpex check-signatures [--conf DIR] [--literals]\n"
+			fputs("Usage: denpex check-signatures [--conf DIR] [--literals | --fault-literals]\n"
 			      "Loads every signature file of both layers, the shipped rules and the site's\n"
 			      "(signatures.d/ in the configuration directory: rules added, or replacing a\n"
 			      "shipped rule of the same id), checking each rule's samples, and the Xid and\n"
 			      "action tables. Prints each rule with the layer and file it came from, and\n"
 			      "conflicts between rules. Exit 0 when all load.\n"
 			      "--literals prints instead the prefilter literals of all rules, one a line\n"
-			      "(for grep -F -f and rg -F -f in the benchmark).\n", stdout);
+			      "(for grep -F -f and rg -F -f in the benchmark).\n"
+			      "--fault-literals prints those of the scan of large files for fault lines\n"
+			      "(every rule but progress and rank_tag rules).\n", stdout);
 			return exit_ok;
 		} else
 			return usage_error("unknown argument '" + a + "' for check-signatures");
@@ -546,8 +573,8 @@ int cmd_check_signatures(int argc, char **argv)
 		fprintf(stderr, "denpex: %s\n", err.c_str());
 		return 1;
 	}
-	if (literals) {
-		for (const auto &l : an.rules().all_literals())
+	if (literals || fault_literals) {
+		for (const auto &l : literals ? an.rules().all_literals() : an.rules().fault_literals())
 			printf("%s\n", l.c_str());
 		return 0;
 	}

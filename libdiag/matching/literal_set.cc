@@ -159,7 +159,7 @@ void literal_set::build_filter()
 
 	// For the scan of even positions (see stride_scan).
 	ls_step_bits.assign((1u << 16) / 8, 0);
-	ls_pair_bits.assign((1u << 16) / 8, 0);
+	ls_short_bits.assign((1u << 16) / 8, 0);
 	ls_has_short = false;
 	for (const auto &lit : ls_literals) {
 		const unsigned char *u = reinterpret_cast<const unsigned char *>(lit.data());
@@ -168,7 +168,7 @@ void literal_set::build_filter()
 			set_bit(ls_step_bits, trigram_hash(trigram(u + 1)));
 		} else {
 			ls_has_short = true;
-			set_bit(ls_pair_bits, static_cast<uint32_t>(u[1] | u[2] << 8));
+			set_bit(ls_short_bits, trigram_hash(trigram(u)));
 		}
 	}
 }

@@ -103,22 +103,26 @@ private:
 	// Every literal has four bytes or more except the short ones (three
 	// bytes), so one at position j shows a trigram the step bitmap knows at
 	// the even one of j and j + 1 (its first or its second trigram), or, if
-	// short and at an odd j, a bigram the pair bitmap knows at j + 1: even
-	// positions alone are tested, and a pass is verified at both.
+	// short and at an odd j, its own trigram the short bitmap knows at j (a
+	// bigram, as before, passed at most positions of English text). Each
+	// even position i tests its trigram and, with short literals, the
+	// trigram at i - 1; a pass is verified at i - 1 and i, so every
+	// position is verified at most once.
 	template <bool with_short, typename F>
 	void stride_scan(const unsigned char *p, size_t n, F &fn) const
 	{
-		const uint8_t *step = ls_step_bits.data(), *pair = ls_pair_bits.data();
+		const uint8_t *step = ls_step_bits.data(), *shrt = ls_short_bits.data();
 		size_t i = 0;
 		for (; i + 4 <= n; i += 2) {
 			uint32_t w;
 			memcpy(&w, p + i, 4);
-			w &= 0xffffff;
-			uint32_t h = trigram_hash(w);
+			uint32_t h = trigram_hash(w & 0xffffff);
 			unsigned hit = step[h >> 3] >> (h & 7) & 1;
-			if (with_short) {
-				uint32_t b = w & 0xffff;
-				hit |= pair[b >> 3] >> (b & 7) & 1;
+			if (with_short && i) {
+				uint32_t v;
+				memcpy(&v, p + i - 1, 4);
+				uint32_t hs = trigram_hash(v & 0xffffff);
+				hit |= shrt[hs >> 3] >> (hs & 7) & 1;
 			}
 			if (__builtin_expect(hit, 0)) {
 				if (i)
@@ -174,7 +178,7 @@ private:
 	bool ls_use_filter = false;
 	std::vector<uint8_t> ls_tri_bits;    // 2^16 bits: trigram_hash of a literal's head
 	std::vector<uint8_t> ls_step_bits;   // 2^16 bits: trigram_hash of a literal's first and second trigrams
-	std::vector<uint8_t> ls_pair_bits;   // 2^16 bits: the last two bytes of a short literal
+	std::vector<uint8_t> ls_short_bits;  // 2^16 bits: trigram_hash of a short literal
 	bool ls_has_short = false;           // some literal has three bytes
 	std::vector<uint32_t> ls_tri_keys;   // distinct heads, sorted
 	std::vector<uint16_t> ls_tri_slot;   // by trigram_hash (then the next): 1 + index into ls_tri_keys, 0 none

@@ -140,11 +140,28 @@ public:
 	// Every literal of every rule (for benchmarks against grep/rg).
 	std::vector<std::string> all_literals() const;
 
+	// The fault scan's prefilter: the literals of every rule that can make
+	// an event or change a writer's state (all but progress and rank_tag
+	// rules), for a scan over whole buffers. fn(start) for each occurrence,
+	// start ascending.
+	template <typename F>
+	void scan_fault_literals(std::string_view text, F &&fn) const
+	{
+		rs_faults.scan_at(text, [&](int lit, size_t end) { fn(end - rs_faults.literal_size(lit)); });
+	}
+	// Whether a scan for fault literals can find every line a rule may
+	// match: false when some rule has no literal (it runs on every line).
+	bool fault_scan_complete() const { return rs_always.empty() && rs_faults.size() > 0; }
+	// The fault scan's literals (for benchmarks).
+	std::vector<std::string> fault_literals() const;
+
 private:
 	bool add_rules(const struct ynode &doc, const std::string &path, const std::string &layer, std::string &err);
 
 	std::vector<rule> rs_rules;
 	literal_set rs_prefilter;
+	literal_set rs_faults;
+	std::vector<std::string> rs_fault_literals;
 	const rule *confirm(std::string_view body, unsigned source, capture_list &caps);
 	void candidate(uint32_t lit);
 

@@ -36,6 +36,10 @@ public:
 	// must be called instead: at the end, or inside an over-long line.
 	bool next_lines(std::string_view &chunk, uint64_t &lines);
 	size_t max_line() const { return lr_max_line; }
+	// The file descriptor (-1 for memory) and the byte cap (0: none), for
+	// a reader that reads a regular file by offset instead (event_scan).
+	int fd() const { return lr_fd; }
+	uint64_t max_bytes() const { return lr_max_bytes; }
 
 	uint64_t line_no() const { return lr_line_no; }   // 1-based number of the last line
 	uint64_t bytes_read() const { return lr_bytes_read; }

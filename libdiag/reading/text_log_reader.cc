@@ -1,5 +1,6 @@
 #include "reading/text_log_reader.hh"
 
+#include "reading/event_scan.hh"
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
 #include "reading/text_clean.hh"
@@ -7,11 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <system_error>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <thread>
 #include <unordered_map>
 
@@ -20,6 +24,14 @@ namespace diag {
 namespace {
 
 constexpr size_t max_event_text = 600;
+
+// Sources are read one at a time (the pipeline's thread): plain sums.
+text_read_times read_times;
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 long long to_ll(std::string_view s, int base = 10)
 {
@@ -164,7 +176,9 @@ constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache miss
 struct writer_state {
 	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
 	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
-	int64_t progress_us = INT64_MIN; // its time (file_local_us), INT64_MIN: none
+	// Its time: its own or the writer's last, else the file's last (then
+	// it marks the timeline but is no time of this writer's).
+	bool progress_own_time = false;
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
@@ -172,7 +186,7 @@ struct writer_state {
 	ts_value progress_ts;            // the last confirmed progress line's time
 	uint64_t pending_line[progress_ring] = {};
 	uint16_t pending_len[progress_ring] = {};
-	int64_t pending_us[progress_ring] = {};
+	bool pending_own_time[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
@@ -678,8 +692,41 @@ void fill_event_from_match(event &e, const rule &r, const capture_list &caps, st
 	e.text.assign(body.substr(0, max_event_text));
 }
 
+text_read_times text_read_timing()
+{
+	return read_times;
+}
+
 bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
 {
+	// A large regular file is read event-first (event_scan.hh): only the
+	// lines worth reading, chosen by a scan over whole buffers.
+	std::vector<chosen_line> chosen;
+	bool events_first = false;
+	uint64_t file_size = 0;
+	if (lr.fd() >= 0 && lr.line_no() == 0) {
+		struct stat st;
+		if (fstat(lr.fd(), &st) == 0 && S_ISREG(st.st_mode)) {
+			file_size = static_cast<uint64_t>(st.st_size);
+			if ((lr.max_bytes() == 0 || file_size <= lr.max_bytes()) && event_scan_pays(file_size)) {
+				event_scan_stats es;
+				events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				read_times.scan_s += es.scan_s;
+				read_times.tail_s += es.tail_s;
+				read_times.context_s += es.context_s;
+				read_times.fault_lines += es.hits;
+				read_times.tail_bytes += es.tail_bytes;
+				if (events_first)
+					read_times.chosen_lines += chosen.size();
+			}
+		}
+	}
+	auto t0 = std::chrono::steady_clock::now();
+	struct add_time {
+		std::chrono::steady_clock::time_point t0;
+		double &into;
+		~add_time() { into += seconds_since(t0); }
+	} timer{t0, events_first ? read_times.chosen_s : read_times.lines_s};
 	line_cleaner cleaner;
 	capture_list caps;
 	line_hits hits, seg_hits;
@@ -725,7 +772,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (rules.match(body, srcbit, caps)) {
 				w.progress_line = w.pending_line[i];
 				w.progress_ts = w.pending_ts[i];
-				w.progress_us = w.pending_us[i];
+				w.progress_own_time = w.pending_own_time[i];
 				break;
 			}
 		}
@@ -796,7 +843,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_ts[w.npending] = ts ? *ts : w.last_ts.kind != ts_kind::none ? w.last_ts : file_last_ts;
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
-					w.pending_us[w.npending] = file_local_us(ts ? *ts : w.last_ts);
+					w.pending_own_time[w.npending] = ts || w.last_ts.kind != ts_kind::none;
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
 					deferred = true;
@@ -827,7 +874,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].progress_ts = ts                                        ? *ts
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
-				writers[key].progress_us = file_local_us(ts ? *ts : writers[key].last_ts);
+				writers[key].progress_own_time = ts || writers[key].last_ts.kind != ts_kind::none;
 				writers[key].npending = 0;
 				return;
 			}
@@ -987,7 +1034,45 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			});
 		};
 
-		if (!scan_ahead(lr, kind, rules,
+		// One raw line as the plain loop reads it.
+		auto feed = [&](std::string_view line) {
+			if (has_control(line)) {
+				handle(line, nullptr, nullptr);
+				return;
+			}
+			rules.scan_line(line, hits);
+			handle(line, &hits, nullptr);
+		};
+		if (events_first) {
+			std::vector<char> buf;
+			uint64_t buf_off = 0;
+			for (const chosen_line &l : chosen) {
+				if (buf.empty() || l.off < buf_off || l.off + l.len > buf_off + buf.size()) {
+					size_t want = static_cast<size_t>(std::min<uint64_t>(
+						std::max<uint64_t>(l.len, 256 * 1024), file_size - l.off));
+					buf.resize(want);
+					ssize_t got = 0;
+					size_t have = 0;
+					while (have < want && (got = pread(lr.fd(), buf.data() + have, want - have,
+									   static_cast<off_t>(l.off + have))) != 0) {
+						if (got < 0) {
+							if (errno == EINTR)
+								continue;
+							break;
+						}
+						have += static_cast<size_t>(got);
+					}
+					buf.resize(have);
+					buf_off = l.off;
+					if (have < l.len)
+						break; // a file shortened under us: what was read stands
+				}
+				line_no = l.line_no;
+				std::string_view line(buf.data() + (l.off - buf_off), l.len);
+				if (!line.empty())
+					feed(line);
+			}
+		} else if (!scan_ahead(lr, kind, rules,
 				[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
 					line_no = no;
 					handle(line, pre, facts);
@@ -1023,15 +1108,23 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				m.task = static_cast<int>(id);
 			ev.progress_marks.push_back(m);
 		}
-		if (w.progress_line && w.progress_us != INT64_MIN) {
-			ev.last_progress_us[writer_key(file, k)] = w.progress_us;
+		const int64_t progress_us = w.progress_own_time ? file_local_us(w.progress_ts) : INT64_MIN;
+		if (w.progress_line && progress_us != INT64_MIN) {
+			ev.last_progress_us[writer_key(file, k)] = progress_us;
 			uint64_t kind_no = w.ident >> 40;
 			if (kind_no == 1 || kind_no == 2)
 				ev.rank_progress.push_back(rank_progress_mark{file, static_cast<int>(w.ident & ((1ull << 40) - 1)),
-									      kind_no == 2, w.progress_us});
+									      kind_no == 2, progress_us});
 		}
 	}
 	source_file &sf = ev.source(file);
+	if (events_first) {
+		// Every byte was looked at by the scan.
+		sf.bytes_read = file_size;
+		sf.bytes_skipped = 0;
+		sf.labels_are_not_ranks = labels_not_ranks;
+		return true;
+	}
 	sf.bytes_read = lr.bytes_read();
 	sf.bytes_skipped = lr.bytes_skipped();
 	sf.labels_are_not_ranks = labels_not_ranks;

@@ -13,6 +13,18 @@ namespace diag {
 // (job log, NCCL file or kernel log). Returns false only on a read error.
 bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev);
 
+// Where the reading of text sources went, summed over the sources read so
+// far in this process (DENPEX_TIMING prints it): the forward scan for fault
+// lines, the backward reads of files' tails for each writer's last
+// progress, the search for the lines around those that their reading
+// depends on (context), the reading of the lines so chosen, and
+// sources read line by line (those the scan does not serve).
+struct text_read_times {
+	double scan_s = 0, tail_s = 0, context_s = 0, chosen_s = 0, lines_s = 0;
+	uint64_t fault_lines = 0, chosen_lines = 0, tail_bytes = 0;
+};
+text_read_times text_read_timing();
+
 // Turns one matched line into event fields (shared with readers of
 // structured sources that carry a message text).
 void fill_event_from_match(event &e, const rule &r, const capture_list &caps, std::string_view body);

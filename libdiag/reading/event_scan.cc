@@ -1,0 +1,860 @@
+#include "reading/event_scan.hh"
+
+#include "reading/line_prefix.hh"
+#include "reading/text_clean.hh"
+#include "reading/timestamp.hh"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <thread>
+#include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace diag {
+
+namespace {
+
+constexpr size_t scan_block = 1 << 20;
+constexpr size_t max_hits = 256 * 1024;          // beyond: read line by line (hits cost as much)
+constexpr uint64_t default_min_size = 1 << 20;   // smaller files: line by line
+constexpr uint64_t parallel_min = 16 << 20;      // smaller files: one thread scans
+constexpr uint64_t tail_min = 64 * 1024;         // the tail read covers at least this
+constexpr uint64_t tail_budget_min = 1 << 20, tail_budget_max = 32ull << 20;
+constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's inherited times
+constexpr int context_before = 3;                // a rank named two lines before a traceback
+constexpr uint64_t context_writer_bytes = 128 * 1024; // how far back a writer's own time is looked for
+
+// How many '\n' in [p, p + n): byte counters summed every 255 blocks (no
+// popcount: without -mpopcnt it is a library call per block).
+uint64_t count_newlines(const char *p, size_t n)
+{
+	uint64_t count = 0;
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (i + 16 <= n) {
+		__m128i acc = zero;
+		for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+			__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(x, nl));
+		}
+		__m128i sums = _mm_sad_epu8(acc, zero);
+		count += static_cast<uint64_t>(_mm_cvtsi128_si32(sums)) +
+			 static_cast<uint64_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums)));
+	}
+#endif
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
+}
+
+bool pread_all(int fd, char *buf, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t r = pread(fd, buf, n, static_cast<off_t>(off));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		buf += r;
+		n -= static_cast<size_t>(r);
+		off += static_cast<uint64_t>(r);
+	}
+	return true;
+}
+
+// The writer of a line, as read_text_log keys it (its process()).
+uint64_t writer_ident(const line_identity &id)
+{
+	return id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
+	       : id.task >= 0 ? (2ull << 40) | static_cast<uint64_t>(id.task)
+	       : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
+	       : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
+			     : 0;
+}
+
+// Rank-like writers (a rank, a task label, a local rank) print progress
+// of their own; unprefixed lines and pids are anyone's.
+bool rank_like(uint64_t ident)
+{
+	uint64_t k = ident >> 40;
+	return k >= 1 && k <= 3;
+}
+
+// What the choice needs of one raw line: its writer and whether it has a
+// time (cleaned first; the first segment names the writer).
+struct line_look {
+	uint64_t ident = 0;
+	bool timed = false;
+};
+
+line_look look_at(std::string_view raw, source_kind kind, line_cleaner &cleaner)
+{
+	line_look l;
+	bool first = true;
+	cleaner.for_each_segment(raw, [&](std::string_view seg) {
+		if (first && kind != source_kind::kernel_log)
+			l.ident = writer_ident(parse_prefix(seg));
+		first = false;
+		if (!l.timed && may_have_timestamp(seg) && find_timestamp(seg))
+			l.timed = true;
+	});
+	return l;
+}
+
+// Whether a raw line has a time (what look_at says, without the writer).
+bool timed_line(std::string_view raw, line_cleaner &cleaner)
+{
+	if (!has_control(raw))
+		return may_have_timestamp(raw) && find_timestamp(raw);
+	bool timed = false;
+	cleaner.for_each_segment(raw, [&](std::string_view seg) {
+		if (!timed && may_have_timestamp(seg) && find_timestamp(seg))
+			timed = true;
+	});
+	return timed;
+}
+
+inline bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Whether a line holding byte q of p[0, n) (lo: whether p[0] starts a
+// line) may have a time, by the shapes may_have_timestamp looks for,
+// loosely: a clock "dd:dd:d", a dmesg stamp "[  12.345", a
+// line that starts with a blank or nine digits (epoch seconds), or any
+// control byte (cleaning may join a time). Every timed line has one.
+bool candidate_at(const unsigned char *p, size_t n, size_t q, bool line_start)
+{
+	unsigned char c = p[q];
+	// A carriage return starts a segment (cleaning splits there): as a
+	// line start. Other control bytes (escapes, tabs, NULs) may hide or
+	// join a time.
+	if (c == '\r')
+		return q + 1 < n && p[q + 1] != '\n' && p[q + 1] != '\r' && candidate_at(p, n, q + 1, true);
+	// An escape sequence, once removed, joins what was around it: a time
+	// only where it sat inside one (after a digit, ':' or '['), or where
+	// it leads the line.
+	if (c == 0x1b)
+		return line_start || (q > 0 && (digit(p[q - 1]) || p[q - 1] == ':' || p[q - 1] == '['));
+	if ((c < 0x20 && c != '\n') || c == 0x7f)
+		return true;
+	if (c == ':' && q >= 2 && q + 4 < n && digit(p[q - 2]) && digit(p[q - 1]) && digit(p[q + 1]) &&
+	    digit(p[q + 2]) && p[q + 3] == ':' && digit(p[q + 4]))
+		return true;
+	if (c == '[') {
+		// dmesg's "[  123.456789]": blanks, digits, a dot.
+		size_t r = q + 1;
+		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
+			r++;
+		size_t d = r;
+		while (d < n && d - r <= 10 && digit(p[d]))
+			d++;
+		return d >= n || (d > r && p[d] == '.');
+	}
+	if (line_start && c == ' ')
+		return true;
+	if (line_start && digit(c)) {
+		size_t d = q;
+		while (d < n && d - q < 9 && digit(p[d]))
+			d++;
+		return d - q >= 9 || d == n; // at the buffer's end: cannot tell
+	}
+	return false;
+}
+
+#ifdef __SSE2__
+// Bits of the 16 positions from p + i that candidate_at may accept (a
+// superset): a colon with another three on, a '[', a control byte other
+// than '\n', a line start before a blank or before digits at 0 and 8.
+// Reads p[i - 1, i + 24).
+inline unsigned candidate_mask(const unsigned char *p, size_t i)
+{
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('['), nl = _mm_set1_epi8('\n'),
+		      lo = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f), blank = _mm_set1_epi8(' '),
+		      zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+	__m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 3));
+	__m128i x8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 8));
+	__m128i xm1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
+	auto is_digit = [&](__m128i v) {
+		__m128i d = _mm_sub_epi8(v, zero);
+		return _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d);
+	};
+	__m128i m = _mm_and_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x3, colon));
+	m = _mm_or_si128(m, _mm_cmpeq_epi8(x, bracket));
+	__m128i ctl = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, lo), x), _mm_cmpeq_epi8(x, del));
+	m = _mm_or_si128(m, _mm_andnot_si128(_mm_cmpeq_epi8(x, nl), ctl));
+	__m128i start = _mm_cmpeq_epi8(xm1, nl);
+	__m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, blank), _mm_and_si128(is_digit(x), is_digit(x8)));
+	m = _mm_or_si128(m, _mm_and_si128(start, lead));
+	return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
+// The last candidate (see candidate_at) in p[from, to), or SIZE_MAX;
+// p[0] starts a line. Sixteen bytes at a time where SSE2 is there: a
+// chunk with no colon pair, bracket, control byte or line start passes.
+size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+{
+	size_t q = to;
+	// The last bytes, whose 16-byte loads would pass the end: one by one.
+	const size_t simd_top = n >= 24 ? n - 8 : 0;
+	while (q > from && q > simd_top) {
+		q--;
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
+	}
+#ifdef __SSE2__
+	while (q >= from + 16 && q >= 17) {
+		size_t i = q - 16;
+		unsigned bits = candidate_mask(p, i);
+		while (bits) {
+			unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
+			size_t at = i + b;
+			if (candidate_at(p, n, at, p[at - 1] == '\n'))
+				return at;
+			bits &= ~(1u << b);
+		}
+		q = i;
+	}
+#endif
+	while (q > from) {
+		q--;
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
+	}
+	return SIZE_MAX;
+}
+
+// The first candidate in p[from, to), or SIZE_MAX (as last_candidate).
+size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+{
+	size_t q = from;
+	// The first bytes, whose loads would start before the buffer.
+	while (q < to && q < 1) {
+		if (candidate_at(p, n, q, true))
+			return q;
+		q++;
+	}
+#ifdef __SSE2__
+	while (q + 16 <= to && q + 24 <= n) {
+		unsigned bits = candidate_mask(p, q);
+		while (bits) {
+			size_t at = q + static_cast<size_t>(__builtin_ctz(bits));
+			if (candidate_at(p, n, at, p[at - 1] == '\n'))
+				return at;
+			bits &= bits - 1;
+		}
+		q += 16;
+	}
+#endif
+	for (; q < to; q++)
+		if (candidate_at(p, n, q, q == 0 || p[q - 1] == '\n'))
+			return q;
+	return SIZE_MAX;
+}
+
+// Lines of the file around an offset, read on demand (one window cached).
+class file_lines {
+public:
+	file_lines(int fd, uint64_t size) : fl_fd(fd), fl_size(size) {}
+	bool failed() const { return fl_failed; }
+
+	// The line that ends just before offset end (end: the offset of a
+	// line's first byte); false at the file's start.
+	bool line_before(uint64_t end, chosen_line &l)
+	{
+		if (end == 0)
+			return false;
+		uint64_t stop = end - 1; // its '\n'
+		uint64_t from = stop;
+		// Its start: after the '\n' before it.
+		for (;;) {
+			uint64_t lo = from >= window ? from - window : 0;
+			if (!load(lo, from - lo))
+				return false;
+			const char *p = fl_buf.data() + (lo - fl_off);
+			const void *nl = memrchr(p, '\n', from - lo);
+			if (nl) {
+				l.off = lo + static_cast<uint64_t>(static_cast<const char *>(nl) - p) + 1;
+				break;
+			}
+			if (lo == 0) {
+				l.off = 0;
+				break;
+			}
+			if (stop - lo > context_reach)
+				return false;
+			from = lo;
+		}
+		l.len = static_cast<uint32_t>(stop - l.off);
+		return true;
+	}
+
+	// The line that starts at offset start; false at the end.
+	bool line_at(uint64_t start, chosen_line &l)
+	{
+		if (start >= fl_size)
+			return false;
+		uint64_t from = start;
+		for (;;) {
+			uint64_t n = std::min<uint64_t>(window, fl_size - from);
+			if (!load(from, n))
+				return false;
+			const char *p = fl_buf.data() + (from - fl_off);
+			const void *nl = memchr(p, '\n', n);
+			if (nl) {
+				l.len = static_cast<uint32_t>(from + static_cast<uint64_t>(static_cast<const char *>(nl) - p) - start);
+				break;
+			}
+			if (from + n >= fl_size) {
+				l.len = static_cast<uint32_t>(fl_size - start);
+				break;
+			}
+			if (from + n - start > context_reach)
+				return false;
+			from += n;
+		}
+		l.off = start;
+		return true;
+	}
+
+	// The bytes [off, off + n), n at most a window's worth.
+	std::string_view bytes(uint64_t off, uint64_t n)
+	{
+		if (!load(off, n))
+			return {};
+		return std::string_view(fl_buf.data() + (off - fl_off), static_cast<size_t>(n));
+	}
+
+	std::string_view text(const chosen_line &l)
+	{
+		if (!load(l.off, l.len))
+			return {};
+		return std::string_view(fl_buf.data() + (l.off - fl_off), l.len);
+	}
+
+private:
+	static constexpr uint64_t window = 64 * 1024;
+	// Makes [off, off + n) resident.
+	bool load(uint64_t off, uint64_t n)
+	{
+		if (fl_failed)
+			return false;
+		if (off >= fl_off && off + n <= fl_off + fl_len)
+			return true;
+		// Centre the window a little behind: walks go both ways.
+		uint64_t want = std::max<uint64_t>(n, 4 * window);
+		uint64_t lo = off > window ? off - window : 0;
+		if (lo + want < off + n)
+			lo = off;
+		uint64_t hi = std::min(fl_size, lo + want);
+		if (hi < off + n)
+			hi = std::min(fl_size, off + n);
+		fl_buf.resize(static_cast<size_t>(hi - lo));
+		if (!pread_all(fl_fd, fl_buf.data(), fl_buf.size(), lo)) {
+			fl_failed = true;
+			return false;
+		}
+		fl_off = lo;
+		fl_len = hi - lo;
+		return true;
+	}
+
+	int fl_fd;
+	uint64_t fl_size;
+	std::vector<char> fl_buf;
+	uint64_t fl_off = 0, fl_len = 0;
+	bool fl_failed = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+// A forward scan of [begin, end) (begin a line start): its fault lines,
+// numbered from 1 at begin, and its newlines.
+struct range_scan {
+	uint64_t begin = 0, end = 0;
+	std::vector<chosen_line> hits;
+	uint64_t newlines = 0;
+	bool bad = false;
+};
+
+void scan_range(int fd, const rule_set &rules, size_t max_line, range_scan &rs)
+{
+	std::vector<char> buf(scan_block);
+	uint64_t pos = rs.begin;
+	while (pos < rs.end && !rs.bad) {
+		size_t n = static_cast<size_t>(std::min<uint64_t>(scan_block, rs.end - pos));
+		if (!pread_all(fd, buf.data(), n, pos)) {
+			rs.bad = true;
+			return;
+		}
+		size_t end = n;
+		if (pos + n < rs.end) {
+			const void *nl = memrchr(buf.data(), '\n', n);
+			if (!nl) {
+				rs.bad = true; // a line longer than a block
+				return;
+			}
+			end = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+		}
+		std::string_view view(buf.data(), end);
+		size_t counted = 0; // newlines counted up to here
+		uint64_t line_at_counted = rs.newlines + 1;
+		size_t last_end = 0;
+		bool any = false;
+		rules.scan_fault_literals(view, [&](size_t start) {
+			if (rs.bad || (any && start < last_end))
+				return;
+			const void *b = start ? memrchr(view.data(), '\n', start) : nullptr;
+			size_t ls = b ? static_cast<size_t>(static_cast<const char *>(b) - view.data()) + 1 : 0;
+			const void *e = memchr(view.data() + start, '\n', end - start);
+			size_t le = e ? static_cast<size_t>(static_cast<const char *>(e) - view.data()) : end;
+			line_at_counted += count_newlines(view.data() + counted, ls - counted);
+			counted = ls;
+			any = true;
+			last_end = le + 1;
+			if (le - ls > max_line || rs.hits.size() >= max_hits) {
+				rs.bad = true;
+				return;
+			}
+			rs.hits.push_back(chosen_line{pos + ls, static_cast<uint32_t>(le - ls), line_at_counted});
+		});
+		rs.newlines += count_newlines(view.data(), end);
+		pos += end;
+	}
+}
+
+bool event_scan_pays(uint64_t size)
+{
+	uint64_t min = default_min_size;
+	if (const char *e = getenv("DENPEX_EVENT_SCAN_MIN"); e && *e)
+		min = strtoull(e, nullptr, 10);
+	return size >= min && size > 0;
+}
+
+bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,
+		  std::vector<chosen_line> &out, event_scan_stats &stats)
+{
+	out.clear();
+	if (!rules.fault_scan_complete() || size == 0)
+		return false;
+	const unsigned srcbit = kind == source_kind::kernel_log ? src_kernel
+				: kind == source_kind::nccl_log ? src_nccl
+								 : src_log;
+	line_cleaner cleaner;
+	capture_list caps;
+
+	// 1. Forward: the lines with a fault literal.
+	auto t0 = std::chrono::steady_clock::now();
+	std::vector<chosen_line> hits;
+	// Per writer, the last line whose rule starts a failure: the tail
+	// must reach back to it unless the writer's progress comes after it
+	// (a failure the writer carried on from was caught).
+	std::unordered_map<uint64_t, uint64_t> need;
+	std::unordered_set<uint64_t> known; // rank-like writers of fault lines
+	uint64_t total_lines = 0;
+	{
+		// Two halves at a line start, one on a second thread where the
+		// CPUs allow; numbered and looked at in order after.
+		uint64_t mid = size;
+		if (size >= parallel_min && std::thread::hardware_concurrency() > 1) {
+			std::vector<char> probe(64 * 1024);
+			uint64_t at = size / 2;
+			size_t n = static_cast<size_t>(std::min<uint64_t>(probe.size(), size - at));
+			if (pread_all(fd, probe.data(), n, at)) {
+				const void *nl = memchr(probe.data(), '\n', n);
+				if (nl)
+					mid = at + static_cast<uint64_t>(static_cast<const char *>(nl) - probe.data()) + 1;
+			}
+		}
+		range_scan first, second;
+		first.begin = 0;
+		first.end = second.begin = mid;
+		second.end = size;
+		std::thread helper;
+		if (mid < size) {
+			try {
+				helper = std::thread([&] { scan_range(fd, rules, max_line, second); });
+			} catch (const std::system_error &) {
+				first.end = size; // no thread: this one reads it all
+				mid = size;
+			}
+		}
+		scan_range(fd, rules, max_line, first);
+		if (helper.joinable())
+			helper.join();
+		if (first.bad || (mid < size && second.bad))
+			return false;
+		hits = std::move(first.hits);
+		total_lines = first.newlines;
+		if (mid < size) {
+			for (auto &h : second.hits) {
+				h.line_no += total_lines;
+				hits.push_back(h);
+			}
+			total_lines += second.newlines;
+		}
+		if (hits.size() > max_hits)
+			return false;
+		char last = 0;
+		if (!pread_all(fd, &last, 1, size - 1))
+			return false;
+		if (last != '\n')
+			total_lines++;
+		// What the tail read needs from them.
+		std::vector<char> text;
+		for (const chosen_line &l : hits) {
+			text.resize(l.len);
+			if (l.len && !pread_all(fd, text.data(), l.len, l.off))
+				return false;
+			cleaner.for_each_segment(std::string_view(text.data(), l.len), [&](std::string_view seg) {
+				line_identity id;
+				if (kind != source_kind::kernel_log)
+					id = parse_prefix(seg);
+				else
+					id.body = seg;
+				uint64_t ident = writer_ident(id);
+				if (rank_like(ident))
+					known.insert(ident);
+				const rule *r = rules.match(id.body, srcbit, caps);
+				if (r && r->role == event_role::initiating && kind != source_kind::kernel_log) {
+					uint64_t &n_ = need[ident];
+					n_ = std::max(n_, l.line_no);
+				}
+			});
+		}
+	}
+	stats.scan_s += seconds_since(t0);
+	stats.hits += hits.size();
+
+	// 2. Backward from the end: each writer's last progress line.
+	auto t1 = std::chrono::steady_clock::now();
+	std::vector<chosen_line> anchors = hits;
+	{
+		const uint64_t budget = std::min(tail_budget_max, std::max(tail_budget_min, size / 64));
+		std::unordered_set<uint64_t> seen, progressed;
+		size_t known_unseen = known.size();
+		// Needs by line, latest first: satisfied by the writer's progress
+		// or by reading back to the line.
+		std::vector<std::pair<uint64_t, uint64_t>> needs; // (line, ident)
+		for (const auto &n : need)
+			needs.emplace_back(n.second, n.first);
+		std::sort(needs.rbegin(), needs.rend());
+		size_t needs_open = needs.size(), needs_passed = 0;
+		std::unordered_set<uint64_t> need_idents;
+		for (const auto &n : needs)
+			need_idents.insert(n.second);
+		line_hits h;
+		std::vector<char> buf(scan_block);
+		uint64_t end = size, line_no = total_lines + 1;
+		uint64_t settled_at = 0; // bytes back when the stop condition first held
+		bool done = false;
+		// The last line may lack its '\n': the loop below treats the
+		// file as if it had one.
+		bool tail_nl_missing = true;
+		{
+			char last = 0;
+			if (pread_all(fd, &last, 1, size - 1) && last == '\n')
+				tail_nl_missing = false;
+		}
+		while (end > 0 && !done) {
+			uint64_t lo = end > scan_block ? end - scan_block : 0;
+			size_t n = static_cast<size_t>(end - lo);
+			if (!pread_all(fd, buf.data(), n, lo))
+				return false;
+			size_t first = 0;
+			if (lo > 0) {
+				const void *nl = memchr(buf.data(), '\n', n);
+				if (!nl)
+					return false;
+				first = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+			}
+			// Lines in [first, n), from the last: each ends at a '\n' (or
+			// at the file's end).
+			size_t q = n; // one past the current line's '\n'
+			while (q > first && !done) {
+				size_t line_end = (end == size && tail_nl_missing && q == n) ? n : q - 1;
+				size_t s = first;
+				if (line_end > first) {
+					const void *nl = memrchr(buf.data() + first, '\n', line_end - first);
+					if (nl)
+						s = static_cast<size_t>(static_cast<const char *>(nl) - buf.data()) + 1;
+				}
+				q = s;
+				line_no--;
+				std::string_view raw(buf.data() + s, line_end - s);
+				uint64_t off = lo + s;
+				if (raw.size() > max_line)
+					return false;
+				if (!raw.empty()) {
+					cleaner.for_each_segment(raw, [&](std::string_view seg) {
+						line_identity id;
+						if (kind != source_kind::kernel_log)
+							id = parse_prefix(seg);
+						else
+							id.body = seg;
+						uint64_t ident = writer_ident(id);
+						if (rank_like(ident)) {
+							if (known.insert(ident).second)
+								known_unseen++;
+							if (seen.insert(ident).second)
+								known_unseen--;
+						}
+						if (progressed.count(ident))
+							return;
+						rules.scan_line(seg, h);
+						if (!h.rule_hit)
+							return;
+						size_t boff = static_cast<size_t>(id.body.data() - seg.data());
+						if (rules.hit_reach(boff, h) == 0)
+							return;
+						const rule *r = rules.match_hits(id.body, boff, h, srcbit, caps);
+						if (!r || r->kind != rule_kind::progress)
+							return;
+						progressed.insert(ident);
+						anchors.push_back(chosen_line{off, static_cast<uint32_t>(raw.size()), line_no});
+						if (need_idents.erase(ident))
+							needs_open--;
+					});
+				}
+				while (needs_passed < needs.size() && needs[needs_passed].first >= line_no) {
+					if (need_idents.erase(needs[needs_passed].second))
+						needs_open--;
+					needs_passed++;
+				}
+				uint64_t back = size - off;
+				if (back >= budget) {
+					done = true;
+				} else if (back >= tail_min && needs_open == 0 && known_unseen == 0 && !progressed.empty()) {
+					// Every writer seen and the faults covered: a margin as
+					// long again, for progress a little before a writer's
+					// last line.
+					if (!settled_at)
+						settled_at = back;
+					else if (back >= 2 * settled_at)
+						done = true;
+				}
+			}
+			if (done) {
+				end = lo + q;
+				break;
+			}
+			end = lo + first;
+		}
+		stats.tail_bytes += size - std::min(size, end);
+	}
+	stats.tail_s += seconds_since(t1);
+
+	// 3. Around each line: what its reading depends on.
+	auto t2 = std::chrono::steady_clock::now();
+	std::sort(anchors.begin(), anchors.end(),
+		  [](const chosen_line &a, const chosen_line &b) { return a.line_no < b.line_no; });
+	anchors.erase(std::unique(anchors.begin(), anchors.end(),
+				  [](const chosen_line &a, const chosen_line &b) { return a.line_no == b.line_no; }),
+		      anchors.end());
+	file_lines fl(fd, size);
+	out.reserve(anchors.size() * 3);
+	// Walks back stop where an earlier walk (or an anchor) already knows
+	// the answer: where the file's last timed line was last established,
+	// and per writer where it was last looked for.
+	uint64_t any_known_off = 0; // the file's last time is known (chosen) at the line starting here
+	uint64_t next_timed_after = 0; // the timed line a forward walk found (UINT64_MAX: none to the end)
+	std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> looked_up; // writer -> line (and offset) it was last looked up from
+	bool have_memo_t = false; // the nearest timed line before any_known_off
+	chosen_line memo_t{};
+	// The nearest timed line before offset end (a line start, or inside
+	// the line numbered no), not before floor: 1 found (end, no moved to
+	// it), 0 none, -1 a read error.
+	auto prev_timed = [&](uint64_t &end, uint64_t &no, uint64_t floor, chosen_line &found) -> int {
+		while (end > floor) {
+			uint64_t lo = end - std::min<uint64_t>(end - floor, 60 * 1024);
+			std::string_view w = fl.bytes(lo ? lo - 1 : 0, end - (lo ? lo - 1 : 0));
+			if (w.empty())
+				return -1;
+			const size_t pre = lo ? 1 : 0; // the byte before lo, to tell a line start
+			const unsigned char *base = reinterpret_cast<const unsigned char *>(w.data());
+			size_t n = static_cast<size_t>(end - lo);
+			size_t q = last_candidate(base, n + pre, pre, n + pre);
+			if (q == SIZE_MAX) {
+				no -= count_newlines(w.data() + pre, n);
+				end = lo; // may sit inside a line: line numbers count '\n's
+				continue;
+			}
+			q -= pre;
+			const void *nl = memrchr(w.data() + pre, '\n', q);
+			uint64_t ls;
+			if (nl) {
+				ls = lo + static_cast<uint64_t>(static_cast<const char *>(nl) - (w.data() + pre)) + 1;
+			} else if (lo == 0) {
+				ls = 0;
+			} else {
+				chosen_line prev{};
+				if (!fl.line_before(lo + q + 1, prev))
+					return -1;
+				ls = prev.off;
+			}
+			chosen_line c{};
+			if (!fl.line_at(ls, c))
+				return -1;
+			if (c.off + c.len >= end) {
+				c.line_no = no; // its end is where the walk is (a window began inside it)
+			} else {
+				std::string_view between = fl.bytes(c.off + c.len, end - (c.off + c.len));
+				c.line_no = no - count_newlines(between.data(), between.size());
+			}
+			end = c.off;
+			no = c.line_no;
+			if (c.len > 0 && timed_line(fl.text(c), cleaner)) {
+				found = c;
+				return 1;
+			}
+		}
+		return 0;
+	};
+	for (const auto &a : anchors) {
+		out.push_back(a);
+		line_look me = look_at(fl.text(a), kind, cleaner);
+		bool any_timed = me.timed, mine_timed = me.timed;
+		auto lu = looked_up.find(me.ident);
+		uint64_t mine_known_off = lu == looked_up.end() ? 0 : lu->second.second;
+		bool mine_known = lu != looked_up.end();
+		// The lines just before, whatever they are.
+		chosen_line l = a, last_ctx_timed{};
+		for (int k = 1; k <= context_before && fl.line_before(l.off, l); k++) {
+			l.line_no = a.line_no - static_cast<uint64_t>(k);
+			if (l.len == 0)
+				continue;
+			out.push_back(l);
+			if ((!mine_timed || !any_timed) && timed_line(fl.text(l), cleaner)) {
+				if (!any_timed)
+					last_ctx_timed = l;
+				any_timed = true;
+				if (!mine_timed && look_at(fl.text(l), kind, cleaner).ident == me.ident)
+					mine_timed = true;
+			}
+		}
+		// Then the nearest timed line before (the file's last time), back to
+		// where it is known; from there back, the writer's own (so far
+		// back): a writer's timed line is a timed line. Both by jumping
+		// over bytes that cannot hold a time.
+		uint64_t end = l.off, no = l.line_no; // a line start (or inside one) and its number
+		bool have_t = false;
+		chosen_line t{};
+		if (me.timed) {
+			have_t = true;
+			t = a;
+		} else if (any_timed) {
+			have_t = true;
+			t = last_ctx_timed;
+		} else {
+			int r = prev_timed(end, no, any_known_off, t);
+			if (r < 0)
+				return false;
+			if (r > 0) {
+				out.push_back(t);
+				have_t = true;
+			} else if (have_memo_t) {
+				have_t = true;
+				t = memo_t;
+			}
+			any_timed = true;
+		}
+		if (!mine_timed && have_t) {
+			uint64_t floor = a.off > context_writer_bytes ? a.off - context_writer_bytes : 0;
+			if (mine_known)
+				floor = std::max(floor, mine_known_off);
+			chosen_line c = t;
+			while (c.off >= floor) {
+				if (look_at(fl.text(c), kind, cleaner).ident == me.ident) {
+					out.push_back(c);
+					break;
+				}
+				uint64_t e2 = c.off, n2 = c.line_no;
+				int r = c.off > floor ? prev_timed(e2, n2, floor, c) : 0;
+				if (r < 0)
+					return false;
+				if (r == 0)
+					break;
+			}
+		}
+		have_memo_t = have_t;
+		if (have_t)
+			memo_t = t;
+		any_known_off = a.off;
+		looked_up[me.ident] = {a.line_no, a.off};
+		// The first time after it: an untimed event lies before it. An
+		// earlier walk may have found it already (or that there is none
+		// up to where it went).
+		if (!me.timed && a.line_no >= next_timed_after) {
+			next_timed_after = UINT64_MAX;
+			uint64_t pos = a.off + a.len + 1, no = a.line_no + 1; // a line start and its number
+			while (pos < size) {
+				uint64_t hi = std::min<uint64_t>(size, pos + 60 * 1024);
+				std::string_view w = fl.bytes(pos - 1, hi - (pos - 1)); // the '\n' before: a line start
+				if (w.empty())
+					return false;
+				const unsigned char *base = reinterpret_cast<const unsigned char *>(w.data());
+				size_t q = first_candidate(base, w.size(), 1, w.size());
+				if (q == SIZE_MAX) {
+					// On from the last line start in the window.
+					const void *nl = memrchr(w.data() + 1, '\n', w.size() - 1);
+					if (!nl) {
+						if (hi >= size)
+							break;
+						chosen_line f{};
+						if (!fl.line_at(pos, f))
+							return false;
+						pos = f.off + f.len + 1;
+						no++;
+						continue;
+					}
+					size_t k = static_cast<size_t>(static_cast<const char *>(nl) - w.data()) + 1;
+					no += count_newlines(w.data() + 1, k - 1);
+					pos = pos - 1 + k;
+					continue;
+				}
+				// The line holding it.
+				const void *nl = q > 1 ? memrchr(w.data() + 1, '\n', q - 1) : nullptr;
+				size_t ls = nl ? static_cast<size_t>(static_cast<const char *>(nl) - w.data()) + 1 : 1;
+				no += count_newlines(w.data() + 1, ls - 1);
+				chosen_line f{};
+				if (!fl.line_at(pos - 1 + ls, f))
+					return false;
+				f.line_no = no;
+				if (f.len > 0 && timed_line(fl.text(f), cleaner)) {
+					out.push_back(f);
+					next_timed_after = f.line_no;
+					break;
+				}
+				pos = f.off + f.len + 1;
+				no++;
+			}
+		}
+		if (fl.failed())
+			return false;
+	}
+	std::sort(out.begin(), out.end(), [](const chosen_line &a, const chosen_line &b) { return a.line_no < b.line_no; });
+	out.erase(std::unique(out.begin(), out.end(),
+			      [](const chosen_line &a, const chosen_line &b) { return a.line_no == b.line_no; }),
+		  out.end());
+	for (const auto &l : out)
+		if (l.len > max_line)
+			return false;
+	stats.context_s += seconds_since(t2);
+	return true;
+}
+
+} // namespace diag
