@@ -923,6 +923,32 @@ START_TEST(conf_parse_flat_mapping)
 	ck_assert_int_eq(denpex_conf_parse("", 0, "e.yaml", &e, &n, nullptr), DENPEX_OK);
 	ck_assert_uint_eq(n, 0);
 	denpex_free(e);
+	// An ordinary alias is read as its copy.
+	const char *alias = "a: &v [x, y]\nb: *v\n";
+	ck_assert_int_eq(denpex_conf_parse(alias, strlen(alias), "a.yaml", &e, &n, nullptr), DENPEX_OK);
+	ck_assert(n == 2 && e[1].nitems == 2);
+	denpex_free(e);
+}
+END_TEST
+
+// Nested aliases ("billion laughs": 10 levels of 10 copies, 10^10 nodes
+// once expanded) are refused, not expanded until memory runs out.
+START_TEST(conf_parse_refuses_alias_bombs)
+{
+	std::string y = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+	for (int i = 1; i < 10; i++) {
+		std::string prev = "*l" + std::to_string(i - 1);
+		y += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+		for (int k = 0; k < 10; k++)
+			y += (k ? ", " : "") + prev;
+		y += "]\n";
+	}
+	denpex_conf_entry *e = nullptr;
+	size_t n = 0;
+	char *err = nullptr;
+	ck_assert_int_eq(denpex_conf_parse(y.data(), y.size(), "bomb.yaml", &e, &n, &err), DENPEX_ERR_INPUT);
+	ck_assert_msg(err && strstr(err, "too many nodes"), "%s", err ? err : "(null)");
+	denpex_free(err);
 }
 END_TEST
 
@@ -940,6 +966,7 @@ int main()
 	tcase_add_test(tc, job_info_round_trip);
 	tcase_add_test(tc, pipe_reader_is_bounded);
 	tcase_add_test(tc, conf_parse_flat_mapping);
+	tcase_add_test(tc, conf_parse_refuses_alias_bombs);
 	tcase_add_test(tc, config_bad_values_keep_defaults);
 	tcase_add_test(tc, config_file_not_regular);
 	tcase_add_test(tc, config_shipped_file_parses);

@@ -21,8 +21,10 @@ const ynode *ynode::get(std::string_view key) const
 
 namespace {
 
-// Converts libyaml's document graph; depth bounded against hostile files.
-bool convert(yaml_document_t *doc, yaml_node_t *n, ynode &out, int depth, std::string &err)
+// Converts libyaml's document graph; depth bounded against hostile files,
+// and size too: an alias is a pointer in the graph but a copy here, so
+// nested aliases ("billion laughs") would grow the tree exponentially.
+bool convert(yaml_document_t *doc, yaml_node_t *n, ynode &out, int depth, size_t &budget, std::string &err)
 {
 	if (!n)
 		return true;
@@ -30,6 +32,11 @@ bool convert(yaml_document_t *doc, yaml_node_t *n, ynode &out, int depth, std::s
 		err = "nesting too deep";
 		return false;
 	}
+	if (budget == 0) {
+		err = std::to_string(n->start_mark.line + 1) + ": aliases expand to too many nodes";
+		return false;
+	}
+	budget--;
 	out.line = static_cast<int>(n->start_mark.line) + 1;
 	switch (n->type) {
 	case YAML_SCALAR_NODE: {
@@ -47,7 +54,7 @@ bool convert(yaml_document_t *doc, yaml_node_t *n, ynode &out, int depth, std::s
 		out.kind = ynode::sequence;
 		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 			out.items.emplace_back();
-			if (!convert(doc, yaml_document_get_node(doc, *it), out.items.back(), depth + 1, err))
+			if (!convert(doc, yaml_document_get_node(doc, *it), out.items.back(), depth + 1, budget, err))
 				return false;
 		}
 		return true;
@@ -61,7 +68,7 @@ bool convert(yaml_document_t *doc, yaml_node_t *n, ynode &out, int depth, std::s
 			}
 			std::string key(reinterpret_cast<char *>(k->data.scalar.value), k->data.scalar.length);
 			out.entries.emplace_back(key, ynode());
-			if (!convert(doc, yaml_document_get_node(doc, p->value), out.entries.back().second, depth + 1, err))
+			if (!convert(doc, yaml_document_get_node(doc, p->value), out.entries.back().second, depth + 1, budget, err))
 				return false;
 		}
 		return true;
@@ -80,7 +87,9 @@ std::optional<ynode> load(yaml_parser_t &parser, const std::string &name, std::s
 	}
 	ynode root;
 	std::string cerr;
-	bool ok = convert(&doc, yaml_document_get_root_node(&doc), root, 0, cerr);
+	// What the file holds, a few times over: room for ordinary aliases.
+	size_t budget = 4096 + 8 * static_cast<size_t>(doc.nodes.top - doc.nodes.start);
+	bool ok = convert(&doc, yaml_document_get_root_node(&doc), root, 0, budget, cerr);
 	yaml_document_delete(&doc);
 	if (!ok) {
 		err = name + ":" + cerr;
