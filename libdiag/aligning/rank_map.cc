@@ -114,4 +114,15 @@ int rank_map::rank_of_local(int host, int local_rank) const
 	return it == rm_local.end() ? -1 : it->second;
 }
 
+int rank_map::sole_local_host() const
+{
+	int host = -1;
+	for (const auto &l : rm_local) {
+		if (host >= 0 && l.first.first != host)
+			return -1;
+		host = l.first.first;
+	}
+	return host;
+}
+
 } // namespace diag

@@ -31,6 +31,8 @@ public:
 	int rank_of_pid(int host, int pid) const;
 	int rank_of_busid(int host, const std::string &busid) const;
 	int rank_of_local(int host, int local_rank) const;
+	// The one host the local ranks are known on (-1: none, or several).
+	int sole_local_host() const;
 	int world_size() const { return rm_world; }
 	void note_world_size(int n) { if (n > rm_world) rm_world = n; }
 	const std::map<int, rank_info> &all() const { return rm_ranks; }

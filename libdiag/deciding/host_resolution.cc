@@ -193,6 +193,11 @@ void resolve_identities(evidence &ev)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
 		if (e.rank < 0 && e.host >= 0 && e.local_rank >= 0)
 			e.rank = ev.ranks.rank_of_local(e.host, e.local_rank);
+		// A line without a host, in a job that shows one host only (the
+		// launcher's mapping lists one): the local rank is on that host.
+		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && ev.host_count() <= 1)
+			if (int h = ev.ranks.sole_local_host(); h >= 0)
+				e.rank = ev.ranks.rank_of_local(h, e.local_rank);
 		if (e.rank < 0 && e.host >= 0) {
 			std::string pci = e.capture("pci");
 			if (pci.empty())
