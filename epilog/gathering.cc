@@ -192,10 +192,25 @@ void collect_kernel_messages(run_state &s, int jfd)
 	// does not move the kernel's times; an end minutes behind this node's
 	// clock is noted (a clock that jumped ahead, or a late epilog).
 	time_t now = time(nullptr);
+	// printk counts from boot; the plugin's marker says when boot was on the
+	// clock the job's own logs were written with. Kernel lines go on that
+	// clock, so that an NTP step after the job's start moves neither them
+	// nor the window against the job's lines.
+	double boot_epoch = boot_epoch_now();
+	time_t moved = 0;
+	if (s.spool.ok && s.spool.boot_epoch_at_start > 0) {
+		moved = static_cast<time_t>(boot_epoch - s.spool.boot_epoch_at_start);
+		boot_epoch = s.spool.boot_epoch_at_start;
+	}
+	if (moved > 2 || moved < -2)
+		s.node_notes.push_back("this node's clock moved " + std::to_string(static_cast<long long>(moved)) +
+				       " s since the job's start: kernel message times are on its clock at the start, "
+				       "the clock of the job's own logs");
 	if (s.ji.end > 0 && now - s.ji.end > 600)
 		s.node_notes.push_back("this node's clock is " + std::to_string(static_cast<long long>(now - s.ji.end)) +
-				       " s past slurmctld's job end (a clock jump, or a late epilog): kernel message "
-				       "times are this node's");
+				       " s past slurmctld's job end (a clock jump, or a late epilog)" +
+				       (moved > 2 || moved < -2 ? "" : ": kernel message times are this node's"));
+	now -= moved;
 	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : now - 3600;
 	time_t to = now;
 	job_scope scope;
@@ -224,7 +239,8 @@ void collect_kernel_messages(run_state &s, int jfd)
 	}
 	std::string err;
 	uint64_t others = 0;
-	std::string k = kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err);
+	std::string k =
+		kmsg_window("/dev/kmsg", from, to, s.ctx.node, s.cfg.kernel_max_bytes, scope, &others, err, boot_epoch);
 	if (!err.empty())
 		s.rep.skipped.push_back({"/dev/kmsg", err});
 	if (others > 0)

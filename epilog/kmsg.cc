@@ -81,8 +81,14 @@ std::string kmsg_format(const std::string &record, double boot_epoch, time_t fro
 	return journal_line(t, text, host);
 }
 
+double boot_epoch_now()
+{
+	return clock_s(CLOCK_REALTIME) - clock_s(CLOCK_MONOTONIC);
+}
+
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err)
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err,
+			double boot_epoch)
 {
 	int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -90,7 +96,8 @@ std::string kmsg_window(const std::string &path, time_t from, time_t to, const s
 		return "";
 	}
 	// printk times count from boot on the monotonic clock.
-	double boot_epoch = clock_s(CLOCK_REALTIME) - clock_s(CLOCK_MONOTONIC);
+	if (boot_epoch <= 0)
+		boot_epoch = boot_epoch_now();
 	std::deque<std::string> lines;
 	uint64_t total = 0;
 	char buf[8192 + 1];

@@ -14,9 +14,14 @@ namespace denpex::epilog {
 // seconds); at most cap bytes, the newest kept. host names the node
 // (SLURMD_NODENAME: virtual nodes share a hostname). path is /dev/kmsg
 // except in tests. *unattributed counts the other lines of the window (their
-// text is not kept). err is set when unreadable.
+// text is not kept). err is set when unreadable. boot_epoch places printk's
+// boot-relative times on a wall clock; 0: this node's clock now.
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,
-			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err);
+			uint64_t cap, const job_scope &scope, uint64_t *unattributed, std::string &err,
+			double boot_epoch = 0);
+
+// The boot time (epoch s) on this node's clock now.
+double boot_epoch_now();
 
 // One raw kmsg record ("pri,seq,usec,flags;text") as a journal line; empty
 // when the record is malformed or outside the window.

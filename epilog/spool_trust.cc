@@ -101,6 +101,9 @@ spool_check check_job_spool(const std::string &spool_base, uint32_t job_id, uid_
 			c.other_nodes = true;
 			continue;
 		}
+		unsigned long long mono_ns = 0;
+		if (field(first, "mono_ns", mono_ns) && mono_ns > 0 && t_ns > mono_ns)
+			c.boot_epoch_at_start = static_cast<double>(t_ns - mono_ns) / 1e9;
 		for (size_t p = text.find("\npid="); p != std::string::npos && c.pids.size() < 100000;
 		     p = text.find("\npid=", p + 5))
 			c.pids.push_back(strtol(text.c_str() + p + 5, nullptr, 10));

@@ -23,6 +23,9 @@ struct spool_check {
 	bool ok = false;
 	std::string why;        // when not ok: for the admin report
 	std::vector<long> pids; // task pids from this node's marker
+	// Boot time (epoch s) on this node's clock when its marker was made, at
+	// the job's start; 0 when the marker predates mono_ns.
+	double boot_epoch_at_start = 0;
 	bool other_nodes = false; // markers of other nodes: a shared spool
 	dev_t dev = 0;
 	ino_t ino = 0;

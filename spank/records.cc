@@ -100,6 +100,13 @@ int64_t realtime_ns()
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t monotonic_ns()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 std::string iso_utc_ns(int64_t ns)
 {
 	time_t sec = (time_t)(ns / 1000000000LL);

@@ -156,6 +156,7 @@ std::string exit_record_json(const exit_record &r);
 std::string iso_utc_ns(int64_t ns);
 clock_facts clock_facts_now();
 int64_t realtime_ns();
+int64_t monotonic_ns(); // printk's clock: kernel message times count from boot on it
 const char *signal_name(int sig);
 
 // ---------------------------------------------------------------- spool

@@ -112,11 +112,16 @@ void remove_entry(int parent, const char *name, int depth)
 }
 
 // The marker's first line: what the epilog checks before it reads the dir.
+// time_ns and mono_ns, read together, give the boot time on the clock the
+// job's own logs were written with: the epilog places kernel messages on it
+// even when the node's clock has moved since.
 std::string marker_line(const spool_identity &id, uid_t uid, ino_t ino)
 {
+	int64_t mono = monotonic_ns();
+	int64_t real = realtime_ns();
 	return std::string("denpex-spool 1 job=") + std::to_string(id.si_job) + " uid=" + std::to_string(uid) +
 	       " restart=" + std::to_string(id.si_restart) + " ino=" + std::to_string((unsigned long long)ino) +
-	       " time_ns=" + std::to_string((long long)realtime_ns()) + "\n";
+	       " time_ns=" + std::to_string((long long)real) + " mono_ns=" + std::to_string((long long)mono) + "\n";
 }
 
 // Whether the directory at fd carries a root-written marker for this job

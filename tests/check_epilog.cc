@@ -640,7 +640,7 @@ START_TEST(spool_dir_needs_the_plugins_marker)
 	// A marker the user wrote (not root's): not read.
 	std::string m = jd + "/.denpex-node.node1";
 	std::string line = "denpex-spool 1 job=42 uid=1000 restart=0 ino=" + std::to_string(st.st_ino) +
-			   " time_ns=200000000000\npid=4242 step=0 task=1\n";
+			   " time_ns=200000000000 mono_ns=50000000000\npid=4242 step=0 task=1\n";
 	FILE *f = fopen(m.c_str(), "w");
 	fputs(line.c_str(), f);
 	fclose(f);
@@ -654,6 +654,8 @@ START_TEST(spool_dir_needs_the_plugins_marker)
 	ck_assert_int_eq(c.pids.size(), 1);
 	ck_assert_int_eq(c.pids[0], 4242);
 	ck_assert(!c.other_nodes);
+	// Boot was at 150 s on the clock of the job's start (200 s, 50 s after boot).
+	ck_assert_double_eq_tol(c.boot_epoch_at_start, 150.0, 1e-6);
 	// Another user, another run (requeue), or made before the job started.
 	ck_assert(!check_job_spool(spool, 42, 1001, 0, 100, "node1").ok);
 	ck_assert(!check_job_spool(spool, 42, 1000, 1, 100, "node1").ok);

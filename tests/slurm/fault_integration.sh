@@ -136,6 +136,18 @@ submit_held() { # name [sbatch options...] -- body
 	as_user "sbatch --parsable --hold -J $name -o $WORK/jobs/$name-%j.out -e $WORK/jobs/$name-%j.err ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
 }
 go() { scontrol release "$1"; }
+oom_kill_task() { # job output: the task's "pid N" line, then the kernel's OOM kill of it
+	local pid="" n
+	for n in $(seq 150); do
+		pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$2" 2>/dev/null | head -1)
+		[ -n "$pid" ] && break
+		sleep 0.2
+	done
+	[ -n "$pid" ] || { echo "job $1: no pid line in $2" >&2; return 1; }
+	printf '<3>Out of memory: Killed process %s (python3) total-vm:2000kB, anon-rss:1800kB, file-rss:0kB, shmem-rss:0kB, UID:%s pgtables:100kB oom_score_adj:0\n' \
+		"$pid" "$(id -u "$JOBUSER")" >/dev/kmsg
+	kill -9 "$pid"
+}
 FAIL_PY="python3 -c 'import time; time.sleep(1); d = {}; d[\"learning_rate\"]'"
 
 # Results: one table row per case.
@@ -279,8 +291,17 @@ $FAIL_PY")
 		CASE_ORDER+=("SIGTERM in the middle")
 	fi
 	if want clock; then
+		# An earlier job's OOM kill of this user's process, in the kernel
+		# log before these jobs start: on the node's moved clock it would
+		# fall inside the job (and win); on the clock of the job's start
+		# it is stale.
+		printf '<3>Out of memory: Killed process 4194000 (python3) total-vm:1000kB, anon-rss:900kB, file-rss:0kB, shmem-rss:0kB, UID:%s pgtables:100kB oom_score_adj:0\n' \
+			"$(id -u "$JOBUSER")" >/dev/kmsg
+		sleep 2
+		# The job's own death is in the kernel log too: the test plays the
+		# OOM killer on its task (the kernel's line, then SIGKILL).
 		for o in + -; do
-			j=$(submit_held "clock$o" -N2 --ntasks-per-node=1 -- "srun -n1 -N1 -w node1 $FAIL_PY")
+			j=$(submit_held "clock$o" -N2 --ntasks-per-node=1 -- "srun -n1 -N1 -w node1 python3 -c 'import os, time; print(\"pid\", os.getpid(), flush=True); time.sleep(120)'")
 			echo "clock$o" >"$CTL/$j.mode.node1"
 			add "node clock ${o}3 h" "$j" "" 3
 			CASE_ORDER+=("node clock ${o}3 h")
@@ -297,6 +318,11 @@ $FAIL_PY")
 		[ -n "${JOB[$o]}" ] || { cat "$WORK/sbatch.err"; die "sbatch ($o)"; }
 		go "${JOB[$o]}"
 	done
+	if want clock; then
+		for o in + -; do
+			oom_kill_task "${JOB[node clock ${o}3 h]}" "$WORK/jobs/clock$o-${JOB[node clock ${o}3 h]}.out"
+		done
+	fi
 	for o in "${CASE_ORDER[@]}"; do
 		# A stopped run queues its verdict: what the user sees after the
 		# next run (here --flush) writes the queue.
@@ -351,7 +377,11 @@ if want clock; then
 	for o in + -; do
 		j=${JOB[node clock ${o}3 h]}
 		check "node clock ${o}3 h: both nodes' shares in the report" sh -c "! grep -q 'evidence from 1 of 2' '$WORK/reports/$j.txt'"
+		check "node clock ${o}3 h: the job's OOM kill, not the earlier job's (Comment '$(comment_of "$j")')" \
+			matches "$(comment_of "$j")" '^denpex: host_oom .*node1'
 	done
+	check "node clock +3 h: kernel times on the clock of the job's start" \
+		report_has "${JOB[node clock +3 h]}" "clock moved [0-9]* s since the job's start"
 	check "node clock +3 h: the report notes the node's clock" \
 		report_has "${JOB[node clock +3 h]}" "clock is [0-9]* s past slurmctld's job end"
 fi
