@@ -1,8 +1,8 @@
 #include "comment_queue.hh"
 
+#include "own_files.hh"
 #include "report.hh"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,34 +78,18 @@ std::vector<queued_comment> queue_list(const std::string &state_dir, size_t max)
 		close(dfd);
 		return out;
 	}
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return out;
-	}
-	unsigned seen = 0;
-	while (struct dirent *de = readdir(d)) {
-		if (de->d_name[0] == '.' || ++seen > 10000)
-			continue;
-		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		struct stat st;
-		std::string text;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size < 65536) {
-			char buf[65536];
-			ssize_t r = read(fd, buf, sizeof(buf));
-			if (r > 0)
-				text.assign(buf, static_cast<size_t>(r));
-		}
-		close(fd);
+	auto ours = [](const struct stat &st) {
+		return S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size < 65536;
+	};
+	for (const std::string &name : dir_names(dfd, "", 10000, false)) {
+		std::optional<std::string> text = read_own_file(dfd, name, 65536, ours);
 		queued_comment q;
-		if (decode(text, q)) {
-			q.name = de->d_name;
+		if (text && decode(*text, q)) {
+			q.name = name;
 			out.push_back(q);
 		}
 	}
-	closedir(d);
+	close(dfd);
 	std::sort(out.begin(), out.end(),
 		  [](const queued_comment &a, const queued_comment &b) { return a.queued_at < b.queued_at; });
 	if (out.size() > max)

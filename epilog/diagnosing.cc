@@ -4,6 +4,7 @@
 #include "gathering.hh"
 #include "gpu_health_collect.hh"
 #include "log.hh"
+#include "own_files.hh"
 #include "worker_record.hh"
 
 #include "denpex_diag.h"
@@ -165,10 +166,10 @@ bool wait_and_claim(run_state &s, int jfd)
 {
 	// A private staging dir of our own: no other node's share can come.
 	double wait_until = mono_now() + (s.stage_fallback ? 0 : s.cfg.node_wait_s);
-	size_t have = count_entries(jfd, "done");
+	size_t have = dir_names(jfd, "done", 100000, false).size();
 	while (have < static_cast<size_t>(s.ctx.num_nodes) && mono_now() < wait_until && s.left() > 10) {
 		sleep_ms(200);
-		have = count_entries(jfd, "done");
+		have = dir_names(jfd, "done", 100000, false).size();
 	}
 	if (have < static_cast<size_t>(s.ctx.num_nodes) && !s.stage_fallback)
 		s.notes.push_back("evidence from " + std::to_string(have) + " of " + std::to_string(s.ctx.num_nodes) +

@@ -6,9 +6,9 @@
 #include "job_context.hh"
 #include "kmsg.hh"
 #include "log.hh"
+#include "own_files.hh"
 #include "report.hh"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -31,33 +31,22 @@ constexpr uint64_t min_free_state_bytes = 1u << 20;
 // Bytes on disk under dirfd (bounded walk: staging has few levels).
 uint64_t disk_bytes(int dirfd, int depth, unsigned &entries)
 {
-	int fd = dup(dirfd);
-	if (fd < 0)
-		return 0;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
+	constexpr unsigned max_entries = 100000;
 	uint64_t total = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != nullptr && entries < 100000) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
+	for (const std::string &name : dir_names(dirfd, "", max_entries - entries)) {
 		entries++;
 		struct stat st;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		total += static_cast<uint64_t>(st.st_blocks) * 512;
-		if (S_ISDIR(st.st_mode) && depth < 8) {
-			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (S_ISDIR(st.st_mode) && depth < 8 && entries < max_entries) {
+			int sub = openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
 				total += disk_bytes(sub, depth + 1, entries);
 				close(sub);
 			}
 		}
 	}
-	closedir(d);
 	return total;
 }
 
@@ -103,15 +92,11 @@ void mark_seen(int jfd)
 double boot_age(int sfd, const char *dir)
 {
 	std::string rel = std::string(dir) + "/.seen." + boot_id();
-	int fd = openat(sfd, rel.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	auto regular = [](const struct stat &st) { return S_ISREG(st.st_mode); };
+	std::optional<std::string> seen = read_own_file(sfd, rel, 31, regular);
+	if (!seen || seen->empty())
 		return -1;
-	char b[32] = {};
-	ssize_t n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	return boot_seconds() - strtod(b, nullptr);
+	return boot_seconds() - strtod(seen->c_str(), nullptr);
 }
 
 time_t fs_now(int sfd)
@@ -127,30 +112,22 @@ time_t fs_now(int sfd)
 // State dirs left by nodes that came after the diagnosis (or crashed).
 void housekeeping(const run_state &s, int sfd)
 {
-	int fd = dup(sfd);
-	if (fd < 0)
-		return;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	// No epilog run is older than its deadline: a job dir older than a few
 	// deadlines is a leftover (a node that gathered but never diagnosed).
 	time_t max_age = std::max<time_t>(600, 3 * static_cast<time_t>(s.cfg.deadline_s));
 	time_t old = fs_now(sfd) - max_age;
 	std::vector<std::string> stale;
-	struct dirent *de;
-	while ((de = readdir(d)) != nullptr && stale.size() < 20) {
-		if (de->d_name[0] == '.' || de->d_name == s.key)
+	for (const std::string &name : dir_names(sfd, "", 100000, false)) {
+		if (stale.size() >= 20)
+			break;
+		if (name == s.key)
 			continue;
-		double age = boot_age(sfd, de->d_name);
+		double age = boot_age(sfd, name.c_str());
 		struct stat st;
 		if (age >= 0 ? age > static_cast<double>(max_age)
-			     : fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
-			stale.push_back(de->d_name);
+			     : fstatat(sfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < old)
+			stale.push_back(name);
 	}
-	closedir(d);
 	for (const std::string &n : stale)
 		remove_tree(sfd, n);
 }
@@ -262,25 +239,6 @@ std::string printable(const std::string &s)
 	for (unsigned char c : s)
 		o += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
 	return o;
-}
-
-size_t count_entries(int dirfd, const char *sub)
-{
-	int fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != nullptr)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 bool write_file_at(int dirfd, const std::string &rel, const std::string &data)

@@ -34,8 +34,6 @@ std::string gather_summary(const run_state &s);
 
 // A file below dirfd (its parent dirs made), 0600, never through a symlink.
 bool write_file_at(int dirfd, const std::string &rel, const std::string &data);
-// Entries not starting with '.' in dirfd/sub (0 when it is missing).
-size_t count_entries(int dirfd, const char *sub);
 // A user-chosen name as it may appear in the report: no line breaks or
 // terminal escapes to forge report lines with.
 std::string printable(const std::string &s);

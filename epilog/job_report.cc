@@ -3,9 +3,9 @@
 #include "comment.hh"
 #include "gathering.hh"
 #include "log.hh"
+#include "own_files.hh"
 #include "report.hh"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,30 +21,15 @@ std::string other_nodes_notes(const run_state &s, int jfd)
 	int nfd = openat(jfd, "notes", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (nfd < 0)
 		return t;
-	DIR *d = fdopendir(nfd);
-	if (!d) {
-		close(nfd);
-		return t;
-	}
-	struct dirent *de;
-	unsigned count = 0;
-	while ((de = readdir(d)) != nullptr && count < 1024) {
-		if (de->d_name[0] == '.' || de->d_name == s.ctx.node)
+	auto regular = [](const struct stat &st) { return S_ISREG(st.st_mode); };
+	for (const std::string &node : dir_names(nfd, "", 1025, false)) {
+		if (node == s.ctx.node)
 			continue;
-		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char buf[65536];
-			ssize_t r = read(fd, buf, sizeof(buf));
-			if (r > 0)
-				t += "\nOn " + std::string(de->d_name) + ":\n" + std::string(buf, static_cast<size_t>(r));
-			count++;
-		}
-		close(fd);
+		std::optional<std::string> text = read_own_file(nfd, node, 65536, regular);
+		if (text && !text->empty())
+			t += "\nOn " + node + ":\n" + *text;
 	}
-	closedir(d);
+	close(nfd);
 	return t;
 }
 

@@ -20,6 +20,7 @@ denpex_epilog_SOURCES = \
 	%reldir%/comment.hh %reldir%/comment.cc \
 	%reldir%/safe_read.hh %reldir%/safe_read.cc \
 	%reldir%/report.hh %reldir%/report.cc \
+	%reldir%/own_files.hh %reldir%/own_files.cc \
 	%reldir%/kmsg.hh %reldir%/kmsg.cc \
 	%reldir%/attribution.hh %reldir%/attribution.cc \
 	%reldir%/spool_trust.hh %reldir%/spool_trust.cc \

@@ -1,6 +1,7 @@
 #include "report.hh"
 
-#include <dirent.h>
+#include "own_files.hh"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,20 +22,10 @@ void remove_tree(int parent, const std::string &name, int depth)
 		unlinkat(parent, name.c_str(), 0);
 		return;
 	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	std::vector<std::string> names;
-	struct dirent *de;
-	while ((de = readdir(d)) != nullptr && names.size() < 100000)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			names.push_back(de->d_name);
-	for (const std::string &n : names)
-		if (unlinkat(dirfd(d), n.c_str(), 0) != 0)
-			remove_tree(dirfd(d), n, depth + 1);
-	closedir(d);
+	for (const std::string &n : dir_names(fd, "", 100000))
+		if (unlinkat(fd, n.c_str(), 0) != 0)
+			remove_tree(fd, n, depth + 1);
+	close(fd);
 	unlinkat(parent, name.c_str(), AT_REMOVEDIR);
 }
 

@@ -1,6 +1,7 @@
 #include "spool_trust.hh"
 
-#include <dirent.h>
+#include "own_files.hh"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,39 +55,29 @@ spool_check check_job_spool(const std::string &spool_base, uint32_t job_id, uid_
 	}
 	c.dev = st.st_dev;
 	c.ino = st.st_ino;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		c.why = shown + ": " + strerror(errno);
-		close(fd);
-		return c;
-	}
 	std::string mine = std::string(spool_marker_prefix) + node;
 	std::string reason = "no marker written by the plugin for this job";
 	unsigned seen = 0;
-	while (struct dirent *de = readdir(d)) {
-		if (strncmp(de->d_name, spool_marker_prefix, strlen(spool_marker_prefix)) != 0 || ++seen > 4096)
+	// Only root's single-link files are markers: a user can make any other.
+	auto roots = [](const struct stat &ms) { return S_ISREG(ms.st_mode) && ms.st_uid == 0 && ms.st_nlink == 1; };
+	// A job dir holds the user's files too (up to the plugin's cap): the
+	// markers are looked for among the first 100,000 names.
+	for (const std::string &entry : dir_names(fd, "", 100000)) {
+		if (entry.rfind(spool_marker_prefix, 0) != 0 || ++seen > 4096)
 			continue;
-		int m = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (m < 0)
+		std::optional<std::string> marker = read_own_file(fd, entry, 1u << 20, roots);
+		if (!marker) {
+			reason = entry + " not root's (forged?)";
 			continue;
-		struct stat ms;
-		std::string text;
-		if (fstat(m, &ms) == 0 && S_ISREG(ms.st_mode) && ms.st_uid == 0 && ms.st_nlink == 1) {
-			char buf[65536];
-			ssize_t r;
-			while (text.size() < (1u << 20) && (r = read(m, buf, sizeof(buf))) > 0)
-				text.append(buf, static_cast<size_t>(r));
-		} else {
-			reason = std::string(de->d_name) + " not root's (forged?)";
 		}
-		close(m);
+		const std::string &text = *marker;
 		std::string first = text.substr(0, text.find('\n'));
 		unsigned long long j = 0, u = 0, rs = 0, ino = 0, t_ns = 0;
 		if (first.rfind("denpex-spool 1 ", 0) != 0 || !field(first, "job", j) || !field(first, "uid", u) ||
 		    !field(first, "restart", rs) || !field(first, "ino", ino) || !field(first, "time_ns", t_ns))
 			continue;
 		if (j != job_id || u != uid || ino != st.st_ino) {
-			reason = std::string(de->d_name) + " is not for this job, user or directory";
+			reason = entry + " is not for this job, user or directory";
 			continue;
 		}
 		// Made before this run of the job: a leftover of an earlier run
@@ -97,7 +88,7 @@ spool_check check_job_spool(const std::string &spool_base, uint32_t job_id, uid_
 			continue;
 		}
 		c.ok = true;
-		if (de->d_name != mine) {
+		if (entry != mine) {
 			c.other_nodes = true;
 			continue;
 		}
@@ -108,7 +99,7 @@ spool_check check_job_spool(const std::string &spool_base, uint32_t job_id, uid_
 		     p = text.find("\npid=", p + 5))
 			c.pids.push_back(strtol(text.c_str() + p + 5, nullptr, 10));
 	}
-	closedir(d);
+	close(fd);
 	if (!c.ok)
 		c.why = shown + ": " + reason + "; not read";
 	return c;

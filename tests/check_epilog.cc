@@ -12,6 +12,7 @@
 #include "../epilog/worker_record.hh"
 #include "denpex_diag.h"
 #include "../epilog/kmsg.hh"
+#include "../epilog/own_files.hh"
 #include "../epilog/report.hh"
 #include "../epilog/safe_read.hh"
 #include "../epilog/spool_trust.hh"
@@ -624,6 +625,42 @@ START_TEST(kernel_lines_attributed_to_the_job_only)
 }
 END_TEST
 
+START_TEST(own_files_are_listed_and_read_without_following_links)
+{
+	std::string d = make_tmpdir();
+	int dfd = open(d.c_str(), O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	for (const char *n : {"a", "b", ".hidden"}) {
+		FILE *f = fopen((d + "/" + n).c_str(), "w");
+		fputs("0123456789", f);
+		fclose(f);
+	}
+	ck_assert_int_eq(mkdir((d + "/sub").c_str(), 0700), 0);
+	ck_assert_int_eq(symlink("/etc/passwd", (d + "/link").c_str()), 0);
+	ck_assert_int_eq(symlink(d.c_str(), (d + "/dirlink").c_str()), 0);
+	ck_assert_int_eq(mkfifo((d + "/fifo").c_str(), 0600), 0);
+	// Every name but . and .., once each; hidden ones on request; bounded.
+	ck_assert_int_eq(dir_names(dfd, "", 100).size(), 7);
+	ck_assert_int_eq(dir_names(dfd, "", 100, false).size(), 6);
+	ck_assert_int_eq(dir_names(dfd, "", 3).size(), 3);
+	ck_assert_int_eq(dir_names(dfd, "", 100).size(), 7); // the caller's fd is not used up
+	ck_assert(dir_names(dfd, "sub", 100).empty());
+	ck_assert(dir_names(dfd, "dirlink", 100).empty()); // a link to a directory is not one
+	ck_assert(dir_names(dfd, "missing", 100).empty());
+	// Bounded reads; a link is never followed; a FIFO never blocks.
+	auto regular = [](const struct stat &st) { return S_ISREG(st.st_mode); };
+	DIAG_CK_STR_EQ(*read_own_file(dfd, "a", 4), "0123");
+	DIAG_CK_STR_EQ(*read_own_file(dfd, "b", 100, regular), "0123456789");
+	ck_assert(!read_own_file(dfd, "link", 100));
+	ck_assert(!read_own_file(dfd, "fifo", 100, regular));
+	ck_assert(!read_own_file(dfd, "sub", 100, regular));
+	ck_assert(!read_own_file(dfd, "missing", 100));
+	close(dfd);
+	std::string cmd = "rm -rf " + d;
+	ck_assert_int_eq(system(cmd.c_str()), 0);
+}
+END_TEST
+
 START_TEST(spool_dir_needs_the_plugins_marker)
 {
 	if (geteuid() != 0)
@@ -995,6 +1032,7 @@ int main()
 	tc = tcase_create("kmsg");
 	tcase_add_test(tc, kmsg_record_format);
 	tcase_add_test(tc, kernel_lines_attributed_to_the_job_only);
+	tcase_add_test(tc, own_files_are_listed_and_read_without_following_links);
 	tcase_add_test(tc, spool_dir_needs_the_plugins_marker);
 	tcase_add_test(tc, planted_state_dir_is_replaced);
 	tcase_add_test(tc, safe_read_skips_holes);

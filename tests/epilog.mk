@@ -9,7 +9,7 @@ endif
 endif
 tests_check_epilog_SOURCES = %reldir%/check_epilog.cc \
 	epilog/config.cc epilog/log.cc epilog/expand.cc epilog/comment.cc \
-	epilog/safe_read.cc epilog/report.cc epilog/kmsg.cc epilog/attribution.cc \
+	epilog/safe_read.cc epilog/report.cc epilog/own_files.cc epilog/kmsg.cc epilog/attribution.cc \
 	epilog/spool_trust.cc epilog/comment_queue.cc epilog/gpu_health_collect.cc \
 	epilog/bounded_child.cc epilog/worker_record.cc libdiag/c_api.cc
 tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libdiag
