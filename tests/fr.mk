@@ -14,7 +14,7 @@ endif
 # (FR_FUZZ_ITERATIONS / FR_FUZZ_SECONDS change that).
 check_PROGRAMS += tests/fr_fuzz
 TESTS += tests/fr_fuzz
-tests_fr_fuzz_SOURCES = tests/fr_fuzz.cc
+tests_fr_fuzz_SOURCES = tests/fr_fuzz.cc tests/fuzz/fr_report_renders.hh
 tests_fr_fuzz_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_fr_fuzz_CXXFLAGS = $(AM_CXXFLAGS) $(JANSSON_CFLAGS)
 tests_fr_fuzz_LDADD = libdiag/libdiagcore.la $(JANSSON_LIBS)

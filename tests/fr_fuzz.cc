@@ -6,6 +6,7 @@
 //
 // Usage: fr_fuzz [ITERATIONS [SECONDS [SEED]]]   (default 20000, 20 s, 1)
 // Environment FR_FUZZ_ITERATIONS / FR_FUZZ_SECONDS override the defaults.
+#include "fuzz/fr_report_renders.hh"
 #include "fr/fr_analysis.hh"
 #include "fr/fr_dump.hh"
 #include "fr/fr_pickle.hh"
@@ -278,16 +279,7 @@ int main(int argc, char **argv)
 				else
 					bad.push_back({f.name, fr_rank_from_name(f.name).value_or(-1), x.error});
 			}
-			fr_report rep = fr_analyze(dumps, bad);
-			json_t *j = fr_report_to_json(rep);
-			char *txt = json_dumps(j, JSON_COMPACT);
-			if (!txt) {
-				fprintf(stderr, "fr_fuzz: report does not serialize\n");
-				abort();
-			}
-			free(txt);
-			json_decref(j);
-			(void)fr_report_text(rep);
+			fr_report_must_render(dumps, bad);
 			analyses++;
 		}
 	}

@@ -2,6 +2,7 @@
 // tool converted): the sniffers, the JSON decoder into the dump tree under
 // default and tight limits, and the analysis and report of the dump as one
 // rank of a job beside an unreadable one.
+#include "fr_report_renders.hh"
 #include "fuzz_target.hh"
 
 #include "fr/fr_analysis.hh"
@@ -29,13 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	std::vector<fr_unreadable> bad{{"fr_dump_6.json", 6, "truncated"}};
 	if (r.dump)
 		dumps.push_back(std::move(*r.dump));
-	fr_report rep = fr_analyze(dumps, bad);
-	json_t *j = fr_report_to_json(rep);
-	char *txt = json_dumps(j, JSON_COMPACT);
-	if (!txt)
-		abort(); // the report is always JSON
-	free(txt);
-	json_decref(j);
-	(void)fr_report_text(rep);
+	fr_report_must_render(dumps, bad);
 	return 0;
 }

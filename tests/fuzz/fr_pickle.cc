@@ -2,6 +2,7 @@
 // TORCH_NCCL_DEBUG_INFO_TEMP_FILE gets): the unpickler under its default and
 // under tight limits, the dump decoder, and the analysis and report of the
 // dump as one rank of a job.
+#include "fr_report_renders.hh"
 #include "fuzz_target.hh"
 
 #include "fr/fr_analysis.hh"
@@ -35,13 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dumps.push_back(std::move(*r.dump));
 	else
 		bad.push_back({"fr/rank_3", 3, r.error});
-	fr_report rep = fr_analyze(dumps, bad);
-	json_t *j = fr_report_to_json(rep);
-	char *txt = json_dumps(j, JSON_COMPACT);
-	if (!txt)
-		abort(); // the report is always JSON
-	free(txt);
-	json_decref(j);
-	(void)fr_report_text(rep);
+	fr_report_must_render(dumps, bad);
 	return 0;
 }

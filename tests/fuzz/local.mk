@@ -30,7 +30,7 @@ fuzz_cppflags = $(TEST_CPPFLAGS) -I$(top_srcdir)/%reldir%
 fuzz_cxxflags = $(AM_CXXFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
 fuzz_ldflags = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 fuzz_ldadd = libdiag/libdiagcore.la $(JANSSON_LIBS)
-fuzz_headers = %reldir%/fuzz_target.hh %reldir%/fuzz_rules.hh
+fuzz_headers = %reldir%/fuzz_target.hh %reldir%/fuzz_rules.hh %reldir%/fr_report_renders.hh
 
 check_PROGRAMS += %reldir%/text_log %reldir%/sacct %reldir%/torchelastic %reldir%/plugin_records \
 	%reldir%/fr_pickle %reldir%/fr_json %reldir%/signatures %reldir%/knowledge %reldir%/epilog_config
