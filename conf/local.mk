@@ -20,6 +20,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/python.yaml \
 	%reldir%/signatures/ranks.yaml \
 	%reldir%/signatures/ray.yaml \
+	%reldir%/signatures/remote_shell.yaml \
 	%reldir%/signatures/slurm.yaml \
 	%reldir%/signatures/torchrun.yaml \
 	%reldir%/signatures/wandb.yaml \

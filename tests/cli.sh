@@ -104,5 +104,16 @@ EOF
 	grep -q '^shipped  *cuda\.oom_exception ' "$tmp/out" && grep -q '(1 added, 1 replaced)$' "$tmp/out"
 check "check-signatures shows each rule's layer" $?
 
+# An action with its host unknown reads as words, not as a filled-in blank.
+mkdir -p "$tmp/nodefail"
+printf 'JobID|JobName|State|ExitCode|Start|End|Elapsed|NodeList\n71|train|NODE_FAIL|0:0|2026-01-01T10:00:00|2026-01-01T12:00:00|02:00:00|gpu[1-4]\n' >"$tmp/nodefail/sacct.txt"
+action=$("$DENPEX" diagnose --json --quiet "$tmp/nodefail/sacct.txt" 2>&1 | "$PYTHON3" -c '
+import json, sys
+v = json.load(sys.stdin)
+if v["class"] == "node_failure" and v["first"]["host"] is None:
+    print(v["next_action"]["text"])')
+case $action in "A node failed: "*) rc=0 ;; *) rc=1 ;; esac
+check "an unknown host in an action reads as words ('$action')" $rc
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

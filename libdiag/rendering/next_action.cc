@@ -44,7 +44,8 @@ const event *choose_next_action(const explain_input &x, verdict &v)
 	});
 	// Unknown values read better as words than as a question mark.
 	for (const auto &[from, to] : {std::pair<std::string, std::string>{"Rank ?", "The failing rank"},
-				       {"rank ?", "the failing rank"}, {"Xid ?", "the Xid"}}) {
+				       {"rank ?", "the failing rank"}, {"Xid ?", "the Xid"},
+				       {"Node the node", "A node"}}) {
 		for (size_t p = v.action_text.find(from); p != std::string::npos; p = v.action_text.find(from, p))
 			v.action_text.replace(p, from.size(), to);
 	}
