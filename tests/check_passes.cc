@@ -480,6 +480,21 @@ START_TEST(identities_a_launcher_rank_layout_gives_host_and_local_rank)
 }
 END_TEST
 
+START_TEST(identities_a_launcher_slot_table_numbers_ranks_through_the_hosts)
+{
+	fixture f;
+	event &layout = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+	layout.captures = {{"slot_layout", "{'gpn-1': [0, 1, 2, 3], 'gpn-2': [0, 1, 2, 3]}"}};
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 5, 9);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("gpn-2");
+	exit.local_rank = 2;
+	resolve_identities(f.ev);
+	ck_assert_int_eq(f.ev.events[1].rank, 6);
+	ck_assert_uint_eq(f.ev.ranks.world_size(), 8);
+}
+END_TEST
+
 START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 {
 	fixture f;
@@ -578,6 +593,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
+	tcase_add_test(t, identities_a_launcher_slot_table_numbers_ranks_through_the_hosts);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);

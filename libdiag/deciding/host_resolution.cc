@@ -36,13 +36,25 @@ namespace {
 
 // A launcher's table of the ranks on each host (DeepSpeed's
 // global_rank_mapping): rank, host and local rank for every rank listed.
+// Its table of the GPU slots of each host instead (DeepSpeed's "WORLD INFO
+// DICT", in node order): global ranks are numbered through the hosts in
+// that order.
 void apply_rank_layouts(evidence &ev)
 {
 	for (size_t i = 0; i < ev.events.size(); i++) {
 		std::string text = ev.events[i].capture("rank_layout");
+		bool slots = text.empty();
+		if (slots)
+			text = ev.events[i].capture("slot_layout");
 		rank_layout layout;
 		if (text.empty() || !parse_rank_layout(text, layout))
 			continue;
+		if (slots) {
+			int next = 0;
+			for (auto &h : layout)
+				for (auto &r : h.second)
+					r = next++;
+		}
 		for (const auto &h : layout) {
 			int host = ev.intern_host(h.first);
 			for (size_t local = 0; local < h.second.size(); local++) {
