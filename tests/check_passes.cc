@@ -564,6 +564,113 @@ START_TEST(confidence_drops_when_another_rank_ties)
 }
 END_TEST
 
+
+static event &exited(fixture &f, int rank, int exitcode, double secs, uint64_t line)
+{
+	event &x = f.add(failure_class::unknown, event_role::context, rank, secs, line, 0, "test.exit");
+	x.kind = rule_kind::task_exit;
+	x.exitcode = exitcode;
+	x.signal = exitcode < 0 ? -exitcode : -1;
+	return x;
+}
+
+START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
+{
+	fixture f;
+	exited(f, 0, -11, 1, 1);
+	exited(f, 1, -7, 1, 2);
+	exited(f, 2, -9, 1, 3);
+	exited(f, 3, -15, 1, 4);
+	exited(f, 4, 1, 1, 5);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_exit_signals(cx);
+	ck_assert(f.ev.events[0].role == event_role::initiating && f.ev.events[0].cls == failure_class::segfault);
+	ck_assert(f.ev.events[1].role == event_role::initiating && f.ev.events[1].cls == failure_class::segfault);
+	// SIGKILL alone says no more than killed; the teardown's SIGTERM and an
+	// exit code are no fault of their own.
+	for (size_t i = 2; i < 5; i++)
+		ck_assert(f.ev.events[i].role == event_role::context);
+	// With the kernel's OOM kill in the logs, a SIGKILLed worker is its victim.
+	fixture g;
+	exited(g, 2, -9, 1, 3);
+	g.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, g.kern);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_exit_signals(cy);
+	ck_assert(g.ev.events[0].role == event_role::initiating && g.ev.events[0].cls == failure_class::host_oom);
+}
+END_TEST
+
+START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there)
+{
+	fixture f;
+	int node1 = f.ev.intern_host("node1"), node2 = f.ev.intern_host("node2");
+	for (int r = 0; r < 4; r++) {
+		rank_info ri;
+		ri.rank = r;
+		ri.host = r < 2 ? node1 : node2;
+		f.ev.ranks.add(ri);
+	}
+	event &fault = f.add(failure_class::cuda_error, event_role::initiating, -1, 0, 1);
+	fault.host = node2;
+	exited(f, 3, -6, 5, 8);   // aborted on its own, on node2
+	exited(f, 2, -15, 5, 9);  // torn down
+	exited(f, 0, 1, 6, 10).host = node1; // another host's exit code
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	ck_assert_int_eq(cx.d.borrowed_rank, 3);
+}
+END_TEST
+
+START_TEST(common_mode_counts_processes_whose_traceback_names_no_rank)
+{
+	fixture f;
+	for (int i = 0; i < 3; i++) {
+		event &e = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 10 + 5 * static_cast<uint64_t>(i), 0,
+				 "launch.import");
+		e.kind = rule_kind::exception;
+		e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	ck_assert_int_eq(cx.d.common_mode, 3);
+	// The same line three times without tracebacks may be one process.
+	fixture g;
+	for (int i = 0; i < 3; i++)
+		g.add(failure_class::filesystem, event_role::initiating, -1, 0, 10 + static_cast<uint64_t>(i), 0, "fs.eio");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	ck_assert_int_eq(cy.d.common_mode, 0);
+}
+END_TEST
+
+START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
+{
+	fixture f;
+	f.add(failure_class::network, event_role::initiating, 0, 0, 3, 0, "nccl.system");
+	f.add(failure_class::network, event_role::initiating, 9, 0.2, 9, 0, "nccl.system");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	pass_decide(cx);
+	pass_launch_phase(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(cx.d.first_rank, -1);
+	// One rank's own init failure, the others' different: that rank.
+	fixture g;
+	g.add(failure_class::network, event_role::initiating, 5, 0, 3, 0, "nccl.system");
+	g.add(failure_class::network, event_role::victim, 1, 2, 9, 0, "nccl.remote");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	pass_decide(cy);
+	pass_launch_phase(cy);
+	ck_assert(cy.d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(cy.d.first_rank, 5);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -597,6 +704,10 @@ static Suite *suite()
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
+	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
+	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
+	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
+	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	suite_add_tcase(s, t);
 	return s;
 }

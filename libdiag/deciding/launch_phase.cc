@@ -55,7 +55,7 @@ void pass_launch_phase(diagnosis_context &cx)
 		return;
 	std::set<int> ranks, hosts;
 	for (const auto &c : cx.cands)
-		if (c.e->rank >= 0 && c.e->r && c.e->r == d.first->r) {
+		if (c.e->rank >= 0 && (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id)) {
 			ranks.insert(c.e->rank);
 			hosts.insert(c.e->host);
 		}
