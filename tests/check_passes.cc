@@ -671,6 +671,26 @@ START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
 }
 END_TEST
 
+
+START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault)
+{
+	for (int same = 0; same <= 1; same++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &net = f.add(failure_class::network, event_role::initiating, 4, 0, 3);
+		net.host = a;
+		net.weight = 40;
+		event &oom = f.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, f.kern);
+		oom.host = same ? a : b;
+		oom.weight = 85;
+		oom.time_us = no_time; // boot-relative, no boot time: when is unknown
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert(cx.best.e->cls == (same ? failure_class::host_oom : failure_class::network));
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -708,6 +728,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
+	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
 	suite_add_tcase(s, t);
 	return s;
 }

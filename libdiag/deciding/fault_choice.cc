@@ -167,6 +167,12 @@ void pass_fault_choice(diagnosis_context &cx)
 	for (const auto &c : untimed) {
 		if (c.e == best.e)
 			continue;
+		// A kernel line whose time is unknown (boot-relative, no boot time)
+		// may be from before the job: it explains a timed fault of its own
+		// node, not one of another node.
+		if (best.e->time_us != no_time && cx.ev.sources()[c.e->file].kind == source_kind::kernel_log &&
+		    c.e->host >= 0 && best.e->host >= 0 && c.e->host != best.e->host)
+			continue;
 		if (c.e->weight > best.e->weight) {
 			ties.push_back(best);
 			best = c;
