@@ -691,6 +691,33 @@ START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault
 }
 END_TEST
 
+
+START_TEST(decide_the_rank_missing_from_a_hang_that_had_exited_first_died)
+{
+	fixture f;
+	f.ev.ranks.note_world_size(4);
+	exited(f, 3, 1, 10, 5); // exit code 1, before anyone timed out
+	for (int r = 0; r < 3; r++)
+		watchdog(f, r, 5, "ALLREDUCE", "2048");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::unknown);
+	ck_assert_int_eq(cx.d.first_rank, 3);
+	// Torn down only after the others' timeouts: the rank that hung.
+	fixture g;
+	g.ev.ranks.note_world_size(4);
+	for (int r = 0; r < 3; r++)
+		watchdog(g, r, 5, "ALLREDUCE", "2048");
+	exited(g, 3, 1, 900, 500);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_hang_structure(cy);
+	pass_decide(cy);
+	ck_assert(cy.d.cls == failure_class::collective_hang);
+	ck_assert_int_eq(cy.d.first_rank, 3);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -729,6 +756,7 @@ static Suite *suite()
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
+	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	suite_add_tcase(s, t);
 	return s;
 }

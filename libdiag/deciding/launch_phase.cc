@@ -15,6 +15,12 @@ namespace {
 
 bool during_startup(const evidence &ev, const event &e)
 {
+	// NCCL saying it failed in its init code is an init failure whatever
+	// ran before (a progress bar of checkpoint loading, a new communicator).
+	if (e.cls != failure_class::network)
+		for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
+			if (e.text.find(where) != std::string::npos)
+				return true;
 	if (!ev.last_progress.empty())
 		return false;
 	for (const auto &x : ev.events)
