@@ -718,6 +718,26 @@ START_TEST(decide_the_rank_missing_from_a_hang_that_had_exited_first_died)
 }
 END_TEST
 
+
+START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
+{
+	fixture f;
+	f.ev.job.nodelist = "n[1-3]";
+	for (const char *h : {"n1", "n3"}) {
+		event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 4);
+		w.host = f.ev.intern_host(h);
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	pass_host_resolution(cx);
+	ck_assert_int_ge(cx.d.first_host, 0);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n2");
+	ck_assert_int_eq(cx.d.first_rank, -1);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -757,6 +777,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
+	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -101,6 +101,18 @@ bool exited_before_the_timeouts(const evidence &ev, const event &exit)
 	return reports > 0;
 }
 
+// Whether the exiting rank had logged a victim's symptom (a store or
+// rendezvous wait that timed out, a lost peer): its exit is explained by
+// what it waited for, not a reason of its own.
+bool suffered_first(const evidence &ev, const event &exit)
+{
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim && e.kind != rule_kind::task_exit && e.rank >= 0 &&
+		    e.rank == exit.rank)
+			return true;
+	return false;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -134,8 +146,9 @@ void without_initiator(diagnosis_context &cx)
 		return;
 	}
 	if (exit_view xv = analyse_exits(ev);
-	    xv.first_self_exit && (hv.suspects.size() != 1 || (hv.suspects[0] == xv.first_self_exit->rank &&
-							       exited_before_the_timeouts(ev, *xv.first_self_exit)))) {
+	    xv.first_self_exit && !suffered_first(ev, *xv.first_self_exit) &&
+	    (hv.suspects.size() != 1 || (hv.suspects[0] == xv.first_self_exit->rank &&
+					 exited_before_the_timeouts(ev, *xv.first_self_exit)))) {
 		// Nothing says why, but one rank ended on its own before the rest
 		// were taken down (or before they timed out waiting for it: the
 		// rank missing from the hang had died, not hung): it went first,
