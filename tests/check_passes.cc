@@ -480,6 +480,21 @@ START_TEST(identities_a_launcher_rank_layout_gives_host_and_local_rank)
 }
 END_TEST
 
+START_TEST(identities_a_launcher_slot_table_numbers_ranks_through_the_hosts)
+{
+	fixture f;
+	event &layout = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+	layout.captures = {{"slot_layout", "{'gpn-1': [0, 1, 2, 3], 'gpn-2': [0, 1, 2, 3]}"}};
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 5, 9);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("gpn-2");
+	exit.local_rank = 2;
+	resolve_identities(f.ev);
+	ck_assert_int_eq(f.ev.events[1].rank, 6);
+	ck_assert_uint_eq(f.ev.ranks.world_size(), 8);
+}
+END_TEST
+
 START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 {
 	fixture f;
@@ -549,6 +564,180 @@ START_TEST(confidence_drops_when_another_rank_ties)
 }
 END_TEST
 
+
+static event &exited(fixture &f, int rank, int exitcode, double secs, uint64_t line)
+{
+	event &x = f.add(failure_class::unknown, event_role::context, rank, secs, line, 0, "test.exit");
+	x.kind = rule_kind::task_exit;
+	x.exitcode = exitcode;
+	x.signal = exitcode < 0 ? -exitcode : -1;
+	return x;
+}
+
+START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
+{
+	fixture f;
+	exited(f, 0, -11, 1, 1);
+	exited(f, 1, -7, 1, 2);
+	exited(f, 2, -9, 1, 3);
+	exited(f, 3, -15, 1, 4);
+	exited(f, 4, 1, 1, 5);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_exit_signals(cx);
+	ck_assert(f.ev.events[0].role == event_role::initiating && f.ev.events[0].cls == failure_class::segfault);
+	ck_assert(f.ev.events[1].role == event_role::initiating && f.ev.events[1].cls == failure_class::segfault);
+	// SIGKILL alone says no more than killed; the teardown's SIGTERM and an
+	// exit code are no fault of their own.
+	for (size_t i = 2; i < 5; i++)
+		ck_assert(f.ev.events[i].role == event_role::context);
+	// With the kernel's OOM kill in the logs, a SIGKILLed worker is its victim.
+	fixture g;
+	exited(g, 2, -9, 1, 3);
+	g.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, g.kern);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_exit_signals(cy);
+	ck_assert(g.ev.events[0].role == event_role::initiating && g.ev.events[0].cls == failure_class::host_oom);
+}
+END_TEST
+
+START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there)
+{
+	fixture f;
+	int node1 = f.ev.intern_host("node1"), node2 = f.ev.intern_host("node2");
+	for (int r = 0; r < 4; r++) {
+		rank_info ri;
+		ri.rank = r;
+		ri.host = r < 2 ? node1 : node2;
+		f.ev.ranks.add(ri);
+	}
+	event &fault = f.add(failure_class::cuda_error, event_role::initiating, -1, 0, 1);
+	fault.host = node2;
+	exited(f, 3, -6, 5, 8);   // aborted on its own, on node2
+	exited(f, 2, -15, 5, 9);  // torn down
+	exited(f, 0, 1, 6, 10).host = node1; // another host's exit code
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	ck_assert_int_eq(cx.d.borrowed_rank, 3);
+}
+END_TEST
+
+START_TEST(common_mode_counts_processes_whose_traceback_names_no_rank)
+{
+	fixture f;
+	for (int i = 0; i < 3; i++) {
+		event &e = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 10 + 5 * static_cast<uint64_t>(i), 0,
+				 "launch.import");
+		e.kind = rule_kind::exception;
+		e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	ck_assert_int_eq(cx.d.common_mode, 3);
+	// The same line three times without tracebacks may be one process.
+	fixture g;
+	for (int i = 0; i < 3; i++)
+		g.add(failure_class::filesystem, event_role::initiating, -1, 0, 10 + static_cast<uint64_t>(i), 0, "fs.eio");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	ck_assert_int_eq(cy.d.common_mode, 0);
+}
+END_TEST
+
+START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
+{
+	fixture f;
+	f.add(failure_class::network, event_role::initiating, 0, 0, 3, 0, "nccl.system");
+	f.add(failure_class::network, event_role::initiating, 9, 0.2, 9, 0, "nccl.system");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	pass_decide(cx);
+	pass_launch_phase(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(cx.d.first_rank, -1);
+	// One rank's own init failure, the others' different: that rank.
+	fixture g;
+	g.add(failure_class::network, event_role::initiating, 5, 0, 3, 0, "nccl.system");
+	g.add(failure_class::network, event_role::victim, 1, 2, 9, 0, "nccl.remote");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	pass_decide(cy);
+	pass_launch_phase(cy);
+	ck_assert(cy.d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(cy.d.first_rank, 5);
+}
+END_TEST
+
+
+START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault)
+{
+	for (int same = 0; same <= 1; same++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &net = f.add(failure_class::network, event_role::initiating, 4, 0, 3);
+		net.host = a;
+		net.weight = 40;
+		event &oom = f.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, f.kern);
+		oom.host = same ? a : b;
+		oom.weight = 85;
+		oom.time_us = no_time; // boot-relative, no boot time: when is unknown
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert(cx.best.e->cls == (same ? failure_class::host_oom : failure_class::network));
+	}
+}
+END_TEST
+
+
+START_TEST(decide_the_rank_missing_from_a_hang_that_had_exited_first_died)
+{
+	fixture f;
+	f.ev.ranks.note_world_size(4);
+	exited(f, 3, 1, 10, 5); // exit code 1, before anyone timed out
+	for (int r = 0; r < 3; r++)
+		watchdog(f, r, 5, "ALLREDUCE", "2048");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::unknown);
+	ck_assert_int_eq(cx.d.first_rank, 3);
+	// Torn down only after the others' timeouts: the rank that hung.
+	fixture g;
+	g.ev.ranks.note_world_size(4);
+	for (int r = 0; r < 3; r++)
+		watchdog(g, r, 5, "ALLREDUCE", "2048");
+	exited(g, 3, 1, 900, 500);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_hang_structure(cy);
+	pass_decide(cy);
+	ck_assert(cy.d.cls == failure_class::collective_hang);
+	ck_assert_int_eq(cy.d.first_rank, 3);
+}
+END_TEST
+
+
+START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
+{
+	fixture f;
+	f.ev.job.nodelist = "n[1-3]";
+	for (const char *h : {"n1", "n3"}) {
+		event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 4);
+		w.host = f.ev.intern_host(h);
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	pass_host_resolution(cx);
+	ck_assert_int_ge(cx.d.first_host, 0);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n2");
+	ck_assert_int_eq(cx.d.first_rank, -1);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -578,9 +767,17 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
+	tcase_add_test(t, identities_a_launcher_slot_table_numbers_ranks_through_the_hosts);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
+	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
+	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
+	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
+	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
+	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
+	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
+	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -14,20 +14,30 @@ void pass_common_mode(diagnosis_context &cx)
 	if (!best.e)
 		return;
 	std::set<int> same, hosts;
+	// A traceback ends its process: the same exception after a traceback
+	// on lines that name no rank is as many processes as it shows.
+	int unranked = 0;
 	for (const auto &c : cx.cands) {
-		if (c.e->rank < 0 || (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id))
+		if (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id)
+			continue;
+		bool process_end = c.e->kind == rule_kind::exception && !c.e->capture("traceback_line").empty();
+		if (c.e->rank < 0 && !process_end)
 			continue;
 		bool together = c.e->time_us == no_time || best.e->time_us == no_time ||
 				std::fabs(static_cast<double>(c.e->time_us - best.e->time_us)) / 1e6 <= c.unc + best.unc + 1.0;
 		if (together) {
-			same.insert(c.e->rank);
+			if (c.e->rank >= 0)
+				same.insert(c.e->rank);
+			else
+				unranked++;
 			hosts.insert(c.e->host);
 		}
 	}
+	size_t processes = same.size() + static_cast<size_t>(unranked);
 	// Transport errors show on both ends of a link by nature: not an
 	// environment-wide fault.
-	if (same.size() >= 3 && best.e->cls != failure_class::network) {
-		cx.d.common_mode = static_cast<int>(same.size());
+	if (processes >= 3 && best.e->cls != failure_class::network) {
+		cx.d.common_mode = static_cast<int>(processes);
 		cx.d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
 	}
 }

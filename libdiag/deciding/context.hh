@@ -51,6 +51,7 @@ struct diagnosis_context {
 
 // The passes, in the order diagnose() runs them. Each does one thing.
 void pass_xid_meaning(diagnosis_context &cx);      // xid_meaning.cc
+void pass_exit_signals(diagnosis_context &cx);     // exits.cc: a launcher's exitcode -N is signal N
 void pass_relevance(diagnosis_context &cx);        // relevance.cc: job window, survival
 void pass_slurm_last_word(diagnosis_context &cx);  // slurm_last_word.cc: sacct's State as a candidate
 void pass_fault_choice(diagnosis_context &cx);     // fault_choice.cc: the first fault, ties, support

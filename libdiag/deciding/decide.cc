@@ -84,6 +84,35 @@ bool killed_after_the_timeouts(const evidence &ev, const event &kill)
 	return reports > 0;
 }
 
+// Whether every watchdog report came after the exit (same file: by line;
+// else by time): the rank was gone before anyone waited for it.
+bool exited_before_the_timeouts(const evidence &ev, const event &exit)
+{
+	int reports = 0;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::watchdog)
+			continue;
+		bool after = e.file == exit.file ? e.line > exit.line
+						 : e.time_us != no_time && exit.time_us != no_time && e.time_us > exit.time_us;
+		if (!after)
+			return false;
+		reports++;
+	}
+	return reports > 0;
+}
+
+// Whether the exiting rank had logged a victim's symptom (a store or
+// rendezvous wait that timed out, a lost peer): its exit is explained by
+// what it waited for, not a reason of its own.
+bool suffered_first(const evidence &ev, const event &exit)
+{
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim && e.kind != rule_kind::task_exit && e.rank >= 0 &&
+		    e.rank == exit.rank)
+			return true;
+	return false;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -116,9 +145,14 @@ void without_initiator(diagnosis_context &cx)
 		}
 		return;
 	}
-	if (exit_view xv = analyse_exits(ev); hv.suspects.size() != 1 && xv.first_self_exit) {
+	if (exit_view xv = analyse_exits(ev);
+	    xv.first_self_exit && !suffered_first(ev, *xv.first_self_exit) &&
+	    (hv.suspects.size() != 1 || (hv.suspects[0] == xv.first_self_exit->rank &&
+					 exited_before_the_timeouts(ev, *xv.first_self_exit)))) {
 		// Nothing says why, but one rank ended on its own before the rest
-		// were taken down: it went first, for a reason the logs keep.
+		// were taken down (or before they timed out waiting for it: the
+		// rank missing from the hang had died, not hung): it went first,
+		// for a reason the logs keep.
 		d.first = xv.first_self_exit;
 		d.cls = failure_class::unknown;
 		d.first_rank = d.first->rank;

@@ -21,6 +21,7 @@ verdict diagnose(diagnosis_input &in)
 {
 	diagnosis_context cx(*in.ev, *in.kn, *in.clock, in.fr);
 	pass_xid_meaning(cx);
+	pass_exit_signals(cx);
 	pass_relevance(cx);
 	pass_slurm_last_word(cx);
 	pass_fault_choice(cx);

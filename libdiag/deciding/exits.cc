@@ -1,5 +1,7 @@
 #include "deciding/exits.hh"
 
+#include "deciding/context.hh"
+
 #include "reading/line_prefix.hh"
 
 #include <algorithm>
@@ -114,6 +116,46 @@ std::vector<int> sigkilled_ranks(const evidence &ev)
 				out.push_back(t);
 	}
 	return out;
+}
+
+// A launcher's "exitcode: -N" (torchrun, DeepSpeed's "return code = -N",
+// any task_exit rule's capture) is death by signal N, whichever launcher
+// said it: the class is the signal's. A crash signal (SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE) is a native crash of that worker; SIGKILL is the OOM
+// killer's only where the kernel says it killed for memory, else a kill
+// like any other (context); SIGABRT and SIGTERM stay what the rules say
+// (an abort after NCCL's, the launcher's teardown: victims).
+void pass_exit_signals(diagnosis_context &cx)
+{
+	bool kernel_oom_kill = false;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.cls == failure_class::host_oom && e.role == event_role::initiating &&
+		    e.kind != rule_kind::task_exit)
+			kernel_oom_kill = true;
+	for (auto &e : cx.ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.role == event_role::initiating || e.signal <= 0 ||
+		    e.exitcode == INT32_MIN || e.exitcode >= 0)
+			continue;
+		switch (e.signal) {
+		case 4:  // SIGILL
+		case 7:  // SIGBUS
+		case 8:  // SIGFPE
+		case 11: // SIGSEGV
+			e.role = event_role::initiating;
+			e.cls = failure_class::segfault;
+			e.weight = std::max(e.weight, 75);
+			break;
+		case 9:
+			if (kernel_oom_kill) {
+				e.role = event_role::initiating;
+				e.cls = failure_class::host_oom;
+				e.weight = std::max(e.weight, 70);
+			}
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 } // namespace diag

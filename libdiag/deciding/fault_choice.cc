@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace diag {
 
@@ -52,6 +53,25 @@ bool in_ties(const std::vector<candidate> &ties, const event *e)
 	return std::any_of(ties.begin(), ties.end(), [&](const candidate &t) { return t.e == e; });
 }
 
+// The one rank on a host whose process ended by a signal of its own (an
+// abort, a crash: not a launcher's SIGTERM/SIGKILL/SIGINT): where a fault
+// of that host that names no rank struck. -1 when none or several.
+int sole_crashed_rank_on(const evidence &ev, int host)
+{
+	if (host < 0)
+		return -1;
+	std::set<int> ranks;
+	for (const auto &x : rank_exit_signals(ev)) {
+		int sig = x.second;
+		if (sig <= 0 || sig == 9 || sig == 15 || sig == 2 || sig == 1)
+			continue;
+		const rank_info *ri = ev.ranks.by_rank(x.first);
+		if (ri && ri->host == host)
+			ranks.insert(x.first);
+	}
+	return ranks.size() == 1 ? *ranks.begin() : -1;
+}
+
 // A fault that names no rank takes the rank of the earliest fault of the
 // same class that does (the cgroup's "oom_kill event" and srun's "task 5:
 // Out Of Memory"), else what the ends of the processes say.
@@ -86,6 +106,8 @@ void borrow_rank(diagnosis_context &cx)
 	else if (xv.first_self_exit &&
 		 (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
 		borrowed = xv.first_self_exit->rank;
+	else if (int own = sole_crashed_rank_on(cx.ev, best.e->host); own >= 0)
+		borrowed = own;
 	else if (xv.not_torn_down.size() == 1)
 		borrowed = xv.not_torn_down[0];
 	if (borrowed >= 0) {
@@ -144,6 +166,12 @@ void pass_fault_choice(diagnosis_context &cx)
 	}
 	for (const auto &c : untimed) {
 		if (c.e == best.e)
+			continue;
+		// A kernel line whose time is unknown (boot-relative, no boot time)
+		// may be from before the job: it explains a timed fault of its own
+		// node, not one of another node.
+		if (best.e->time_us != no_time && cx.ev.sources()[c.e->file].kind == source_kind::kernel_log &&
+		    c.e->host >= 0 && best.e->host >= 0 && c.e->host != best.e->host)
 			continue;
 		if (c.e->weight > best.e->weight) {
 			ties.push_back(best);

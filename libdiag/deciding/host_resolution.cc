@@ -36,13 +36,25 @@ namespace {
 
 // A launcher's table of the ranks on each host (DeepSpeed's
 // global_rank_mapping): rank, host and local rank for every rank listed.
+// Its table of the GPU slots of each host instead (DeepSpeed's "WORLD INFO
+// DICT", in node order): global ranks are numbered through the hosts in
+// that order.
 void apply_rank_layouts(evidence &ev)
 {
 	for (size_t i = 0; i < ev.events.size(); i++) {
 		std::string text = ev.events[i].capture("rank_layout");
+		bool slots = text.empty();
+		if (slots)
+			text = ev.events[i].capture("slot_layout");
 		rank_layout layout;
 		if (text.empty() || !parse_rank_layout(text, layout))
 			continue;
+		if (slots) {
+			int next = 0;
+			for (auto &h : layout)
+				for (auto &r : h.second)
+					r = next++;
+		}
 		for (const auto &h : layout) {
 			int host = ev.intern_host(h.first);
 			for (size_t local = 0; local < h.second.size(); local++) {
@@ -318,6 +330,33 @@ int lost_node(const diagnosis_context &cx)
 	return ev.intern_host(silent[0]);
 }
 
+// A launch that timed out waiting for its nodes (rendezvous, the store's
+// clients): the one node of the job from which no rank reported the wait
+// is the one that never joined; with none or several, no host.
+int node_never_joined(const diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	std::set<int> waiting;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.cls == failure_class::launch_failure && e.host >= 0 &&
+		    ev.sources()[e.file].kind != source_kind::kernel_log)
+			waiting.insert(e.host);
+	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+	if (waiting.empty() || nodes.size() < 2)
+		return -1;
+	std::vector<std::string> silent;
+	for (const auto &n : nodes) {
+		bool reported = false;
+		for (int h : waiting)
+			reported = reported || ev.host_name(h) == n;
+		if (!reported)
+			silent.push_back(n);
+	}
+	if (silent.size() != 1)
+		return -1;
+	return ev.intern_host(silent[0]);
+}
+
 bool ip_literal(const std::string &h)
 {
 	if (h.empty())
@@ -364,6 +403,15 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = lost_node(cx);
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
+	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0 && d.common_mode == 0) {
+		d.first_host = node_never_joined(cx);
+		if (d.first_host >= 0) {
+			// No rank, but the node to look at.
+			d.rank_singled_out = true;
+			d.notes.push_back("every other node of the job reported waiting at launch; " +
+					  cx.ev.host_name(d.first_host) + " did not");
+		}
+	}
 	d.first_host = named_host(cx.ev, d.first_host);
 	for (auto &s : d.suspects) {
 		if (s.host < 0)

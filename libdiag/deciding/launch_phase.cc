@@ -7,12 +7,20 @@
 // first forward pass is not a launch failure).
 #include "deciding/context.hh"
 
+#include <set>
+
 namespace diag {
 
 namespace {
 
 bool during_startup(const evidence &ev, const event &e)
 {
+	// NCCL saying it failed in its init code is an init failure whatever
+	// ran before (a progress bar of checkpoint loading, a new communicator).
+	if (e.cls != failure_class::network)
+		for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
+			if (e.text.find(where) != std::string::npos)
+				return true;
 	if (!ev.last_progress.empty())
 		return false;
 	for (const auto &x : ev.events)
@@ -42,9 +50,28 @@ bool during_startup(const evidence &ev, const event &e)
 void pass_launch_phase(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if ((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error) &&
-	    d.first && during_startup(cx.ev, *d.first))
-		d.cls = failure_class::launch_failure;
+	if (!((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error) &&
+	      d.first && during_startup(cx.ev, *d.first)))
+		return;
+	d.cls = failure_class::launch_failure;
+	// At startup one rank's own failure leaves the others failing otherwise
+	// (waiting for it, losing it). Two or more ranks failing alike (each
+	// unable to reach the same bootstrap address) is the environment's.
+	if (d.first_rank < 0 || d.common_mode > 0)
+		return;
+	std::set<int> ranks, hosts;
+	for (const auto &c : cx.cands)
+		if (c.e->rank >= 0 && (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id)) {
+			ranks.insert(c.e->rank);
+			hosts.insert(c.e->host);
+		}
+	if (ranks.size() >= 2) {
+		d.common_mode = static_cast<int>(ranks.size());
+		d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
+		d.first_rank = -1;
+		d.first_host = d.common_host;
+		d.borrowed_rank = -1;
+	}
 }
 
 } // namespace diag

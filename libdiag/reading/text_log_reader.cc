@@ -940,7 +940,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (std::string_view tr = caps.get("tb_rank"); !tr.empty()) {
 				w.tb_rank = static_cast<int>(to_ll(tr));
 				w.tb_rank_line = line_no;
-			} else if (r->kind == rule_kind::exception && w.tb_owner >= 0) {
+			} else if (w.tb_owner >= 0 &&
+				   (r->kind == rule_kind::exception ||
+				    // A fault line that ends the traceback ("OSError: [Errno 5] ..."
+				    // read by a plain rule) is the traceback's too.
+				    (r->role != event_role::context && w.traceback_line && line_no - w.traceback_line < 2000))) {
 				if (e.rank < 0)
 					e.rank = w.tb_owner;
 				w.tb_owner = -1;
