@@ -4,13 +4,14 @@
 # rank and first host per class, for the dev and the held-out split.
 #
 # The floors are regression floors, per split: what the engine measures,
-# rounded down (engine branch, issue 11: dev 1.00/1.00/1.00, held-out
-# 0.89/0.74/0.81 for class/rank/host). Raise them as the engine improves;
+# rounded down (issue 11, 86 cases: dev 1.00/1.00/0.97, held-out
+# 0.86/0.72/0.71 for class/rank/host; the fifth batch's held-out cases took
+# held-out host from 0.81 to 0.71). Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
 REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.85}
 REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.70}
-REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.80}
+REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.70}
 REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.95}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.95}
 REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.95}
