@@ -394,6 +394,7 @@ struct range_scan {
 void scan_range(int fd, const rule_set &rules, size_t max_line, range_scan &rs)
 {
 	std::vector<char> buf(scan_block);
+	buffer_literals::scanner faults = rules.fault_scanner();
 	uint64_t pos = rs.begin;
 	while (pos < rs.end && !rs.bad) {
 		size_t n = static_cast<size_t>(std::min<uint64_t>(scan_block, rs.end - pos));
@@ -415,7 +416,7 @@ void scan_range(int fd, const rule_set &rules, size_t max_line, range_scan &rs)
 		uint64_t line_at_counted = rs.newlines + 1;
 		size_t last_end = 0;
 		bool any = false;
-		rules.scan_fault_literals(view, [&](size_t start) {
+		faults.scan(view, [&](size_t start) {
 			if (rs.bad || (any && start < last_end))
 				return;
 			const void *b = start ? memrchr(view.data(), '\n', start) : nullptr;
