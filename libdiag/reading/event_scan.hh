@@ -11,7 +11,9 @@
 //  - around each of those lines, the few lines its reading depends on: the
 //    three before it (a rank named just before a traceback), the nearest
 //    timed line before it, its writer's, and the first timed line after it
-//    (the times an untimed line inherits).
+//    (the times an untimed line inherits). The forward scan notes each
+//    block's first and last timed line, so these walks jump over blocks
+//    without a time instead of reading them again.
 // The caller reads the chosen lines in order as it would read every line.
 #pragma once
 
