@@ -37,7 +37,8 @@ struct event_scan_stats {
 };
 
 // Fills out (ascending line numbers, each line once) for the regular file
-// fd of size bytes. False when the file is not one this serves (then it
+// fd of size bytes (from 1 MiB on, in two halves on two threads where the
+// CPUs allow). False when the file is not one this serves (then it
 // must be read line by line): a rule without literals, a line longer than
 // max_line, far too many fault lines, a read error.
 bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,
