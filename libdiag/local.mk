@@ -40,6 +40,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/ray_session.hh %reldir%/reading/ray_session.cc \
 	%reldir%/reading/wandb_run.hh %reldir%/reading/wandb_run.cc \
 	%reldir%/matching/literal_set.hh %reldir%/matching/literal_set.cc \
+	%reldir%/matching/buffer_literals.hh %reldir%/matching/buffer_literals.cc \
 	%reldir%/matching/regex.hh %reldir%/matching/regex.cc \
 	%reldir%/matching/signature.hh %reldir%/matching/signature.cc \
 	%reldir%/fr/fr_pickle.hh %reldir%/fr/fr_pickle.cc \
@@ -80,8 +81,8 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
 nodist_libdiag_libdiagcore_la_SOURCES = %reldir%/rendering/page_css.h
-libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS) $(EXPAT_CFLAGS)
-libdiag_libdiagcore_la_LIBADD = $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) $(EXPAT_LIBS) -lpthread
+libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(HS_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS) $(EXPAT_CFLAGS)
+libdiag_libdiagcore_la_LIBADD = $(HS_LIBS) $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) $(EXPAT_LIBS) -lpthread
 
 libdiag_libdenpexdiag_la_SOURCES = %reldir%/denpex_diag.h %reldir%/c_api.cc
 libdiag_libdenpexdiag_la_CXXFLAGS = $(AM_CXXFLAGS)

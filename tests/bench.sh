@@ -108,6 +108,13 @@ echo "$sizes" | while read -r name ranks bytes cap layout; do
     bundle="$dir/denpex-bench-$ranks-$bytes-$layout"
     if [ $keep = no ] || [ ! -f "$bundle/.complete" ]; then
         rm -rf "$bundle"
+        # Room for the bundle (and, for rank files, its split copy).
+        free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+        need_kb=$((bytes / 1024 * 2 + 1048576))
+        if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
+            echo "$name/$ranks/$layout: skipped, $((free_kb / 1024)) MiB free in $dir, $((need_kb / 1024)) MiB needed"
+            continue
+        fi
         if ! "$PYTHON3" "$sim" --seed 7 --ranks "$ranks" --noise-bytes "$bytes" \
              --out "$bundle" --truth "$work/truth.json" >/dev/null; then
             echo "bench: ERROR: simulator failed for $name"

@@ -475,6 +475,82 @@ START_TEST(threads_change_nothing)
 }
 END_TEST
 
+// Reading event-first (large files) gives what reading every line gives,
+// where a time is rare: faults and progress between timed lines megabytes
+// apart (their times are inherited across blocks the scan has no time in),
+// clustered timed lines, untimed stretches at both ends, on one and on two
+// scanning threads.
+START_TEST(event_first_sparse_times_as_line_by_line)
+{
+	rule_set rules;
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+	std::string text;
+	uint64_t n = 0;
+	const char *faults[] = {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+				"NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+				"Traceback (most recent call last):", "RuntimeError: NCCL communicator was aborted",
+				"Segmentation fault (core dumped)"};
+	while (text.size() < (40u << 20)) {
+		n++;
+		int r = static_cast<int>((n * 5) % 16);
+		std::string p = std::to_string(r) + ": ";
+		// Timed lines: a few clusters, megabytes apart, of one writer (a
+		// writer's own time is looked for only so far back: see
+		// event_scan.hh's context_writer_bytes).
+		if ((n > 200000 && n < 200004) || (n > 900000 && n % 50000 == 7) || n == 1500000)
+			text += "0: 2026-01-03 15:47:" + std::to_string(10 + n % 50) + ",612 - INFO - iteration " +
+				std::to_string(n) + "\n";
+		else if (n % 37003 == 11)
+			text += p + faults[(n / 37003) % 5] + "\n";
+		else if (n % 7 == 3)
+			text += p + "Epoch 0:  41%|#| 741/1000 [01:02<03:04, 1.82it/s]\n";
+		else
+			text += p + "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
+	}
+	char path[] = "/tmp/denpex-sparse-XXXXXX";
+	int wfd = mkstemp(path);
+	ck_assert_int_ge(wfd, 0);
+	ck_assert_int_eq(write(wfd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(wfd);
+	std::string want;
+	for (const char *how : {"lines", "1", "2"}) {
+		if (std::string(how) == "lines")
+			setenv("DENPEX_EVENT_SCAN_MIN", "1000000000000", 1);
+		else
+			unsetenv("DENPEX_EVENT_SCAN_MIN");
+		int fd = open(path, O_RDONLY);
+		line_reader lr(fd);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, how[0] == 'l' ? "1" : how, ev));
+		close(fd);
+		// Writer keys count writers in the order a reading meets them:
+		// the events without theirs, the progress lines as a set.
+		for (auto &e : ev.events)
+			e.key = 0;
+		std::set<uint64_t> lasts;
+		for (const auto &lp : ev.last_progress)
+			lasts.insert(lp.second);
+		ev.last_progress.clear();
+		std::string got = evidence_dump(ev);
+		for (uint64_t l : lasts)
+			got += "progress " + std::to_string(l) + "\n";
+		if (want.empty()) {
+			want = got;
+			ck_assert_uint_gt(ev.events.size(), 10);
+			ck_assert_uint_eq(lasts.size(), 16);
+			continue;
+		}
+		ck_assert_msg(got == want, "event-first (%s) reads %zu bytes of evidence, line by line %zu", how, got.size(),
+			      want.size());
+	}
+	unsetenv("DENPEX_EVENT_SCAN_MIN");
+	unsetenv("DENPEX_THREADS");
+	unlink(path);
+}
+END_TEST
+
 // Where no thread can be started (a process limit), the reading goes on
 // on this thread alone and gives the same evidence.
 START_TEST(thread_limit_falls_back)
@@ -537,6 +613,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
+	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);
 	suite_add_tcase(s, t);

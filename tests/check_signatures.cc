@@ -1,12 +1,14 @@
 // Signatures: the loader's refusals (with file:line and reason), the
 // prefilter, priorities, the shipped rule set covering every class, and
 // the site's layer above it (rules added, shipped rules replaced by id).
+#include "config.h"
 #include "ck_cxx.hh"
 #include "deciding/knowledge.hh"
 #include "matching/literal_set.hh"
 #include "matching/signature.hh"
 #include "pipeline.hh"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
@@ -196,6 +198,91 @@ START_TEST(literal_filter_agrees_with_dfa)
 		}
 		same(text);
 	}
+}
+END_TEST
+
+// The fault scan's two scanners, Vectorscan's and the in-house filter's,
+// find the same occurrences in the same order of lines, over whole buffers:
+// the test data's files joined, and random text of near misses and
+// newlines (literals astride lines, at the buffer's ends). Vectorscan
+// serves wherever it was built in.
+START_TEST(fault_scanners_agree)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(TEST_CONFDIR "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	const buffer_literals &bl = rs.fault_literal_set();
+	buffer_literals::scanner fast = bl.make_scanner(), filter = bl.make_scanner(false);
+#ifdef HAVE_VECTORSCAN
+	ck_assert_msg(fast.vectorscan(), "Vectorscan is built in but does not serve");
+#endif
+	ck_assert(!filter.vectorscan());
+	auto same = [&](const std::string &text) {
+		std::multiset<size_t> a, b;
+		size_t last_a = 0, last_b = 0;
+		bool ordered = true;
+		// By end: a start's line never comes before the last one's.
+		auto line_of = [&](size_t start) { return std::count(text.begin(), text.begin() + start, '\n'); };
+		fast.scan(text, [&](size_t start) {
+			a.insert(start);
+			size_t l = static_cast<size_t>(line_of(start));
+			ordered = ordered && l >= last_a;
+			last_a = l;
+		});
+		filter.scan(text, [&](size_t start) {
+			b.insert(start);
+			size_t l = static_cast<size_t>(line_of(start));
+			ordered = ordered && l >= last_b;
+			last_b = l;
+		});
+		ck_assert_msg(a == b, "Vectorscan found %zu occurrences, the filter %zu", a.size(), b.size());
+		ck_assert(ordered);
+		return a.size();
+	};
+	std::string joined;
+	for (const char *dir : {TEST_DATADIR "/realworld", TEST_DATADIR "/example"}) {
+		DIR *d = opendir(dir);
+		ck_assert_msg(d, "%s", dir);
+		while (struct dirent *cs = readdir(d)) {
+			if (cs->d_name[0] == '.')
+				continue;
+			std::string sub = std::string(dir) + "/" + cs->d_name;
+			DIR *sd = opendir(sub.c_str());
+			if (!sd)
+				continue;
+			while (struct dirent *f = readdir(sd)) {
+				FILE *fp = f->d_name[0] == '.' ? nullptr : fopen((sub + "/" + f->d_name).c_str(), "r");
+				if (!fp)
+					continue;
+				char buf[65536];
+				size_t n;
+				while ((n = fread(buf, 1, sizeof buf, fp)) > 0 && joined.size() < (4u << 20))
+					joined.append(buf, n);
+				fclose(fp);
+			}
+			closedir(sd);
+		}
+		closedir(d);
+	}
+	ck_assert_uint_gt(same(joined), 500);
+	const std::vector<std::string> &lits = bl.literals();
+	unsigned seed = 4321;
+	auto rnd = [&] { return seed = seed * 1103515245 + 12345, (seed >> 8) & 0xffff; };
+	size_t found = 0;
+	for (int t = 0; t < 3000; t++) {
+		std::string text;
+		int pieces = 1 + static_cast<int>(rnd() % 12);
+		for (int k = 0; k < pieces; k++) {
+			const std::string &l = lits[rnd() % lits.size()];
+			size_t from = rnd() % 3 == 0 ? 0 : rnd() % l.size(), len = 1 + rnd() % (l.size() + 2);
+			text += l.substr(from, len);
+			if (rnd() % 3 == 0)
+				text += rnd() % 2 ? '\n' : static_cast<char>(rnd() % 256);
+		}
+		found += same(text);
+	}
+	ck_assert_uint_gt(found, 1000);
 }
 END_TEST
 
@@ -459,6 +546,7 @@ static Suite *suite()
 	tcase_add_test(t, loader_refuses_bad_pattern_class_role_key);
 	tcase_add_test(t, literal_set_overlaps);
 	tcase_add_test(t, literal_set_reports_where_literals_end);
+	tcase_add_test(t, fault_scanners_agree);
 	tcase_add_test(t, literal_filter_agrees_with_dfa);
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);

@@ -281,17 +281,14 @@ void rule_set::finalize()
 	// Progress lines are most of a log and only each writer's last one
 	// matters (it is found from the tail); rank_tag rules only name the
 	// rank of a line another rule matched.
-	rs_faults = literal_set();
-	rs_fault_literals.clear();
+	std::vector<std::string> fault_literals;
 	std::set<std::string> fault_seen;
 	for (const auto &r : rs_rules)
 		if (r.kind != rule_kind::progress && r.kind != rule_kind::rank_tag)
 			for (const auto &l : r.literals)
-				if (!l.empty() && fault_seen.insert(l).second) {
-					rs_faults.add(l);
-					rs_fault_literals.push_back(l);
-				}
-	rs_faults.build();
+				if (!l.empty() && fault_seen.insert(l).second)
+					fault_literals.push_back(l);
+	rs_faults.build(fault_literals);
 	rs_seen.assign(rs_rules.size(), 0);
 	rs_generation = 0;
 }
@@ -412,7 +409,7 @@ const rule *rule_set::confirm(std::string_view body, unsigned source, capture_li
 
 std::vector<std::string> rule_set::fault_literals() const
 {
-	return rs_fault_literals;
+	return rs_faults.literals();
 }
 
 const rule *rule_set::find(std::string_view id) const

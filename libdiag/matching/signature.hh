@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/failure_class.hh"
+#include "matching/buffer_literals.hh"
 #include "matching/literal_set.hh"
 #include "matching/regex.hh"
 
@@ -142,16 +143,13 @@ public:
 
 	// The fault scan's prefilter: the literals of every rule that can make
 	// an event or change a writer's state (all but progress and rank_tag
-	// rules), for a scan over whole buffers. fn(start) for each occurrence,
-	// start ascending.
-	template <typename F>
-	void scan_fault_literals(std::string_view text, F &&fn) const
-	{
-		rs_faults.scan_at(text, [&](int lit, size_t end) { fn(end - rs_faults.literal_size(lit)); });
-	}
+	// rules), for a scan over whole buffers; one scanner per thread (see
+	// buffer_literals::scan: fn(start) for each occurrence, by its end).
+	buffer_literals::scanner fault_scanner() const { return rs_faults.make_scanner(); }
 	// Whether a scan for fault literals can find every line a rule may
 	// match: false when some rule has no literal (it runs on every line).
 	bool fault_scan_complete() const { return rs_always.empty() && rs_faults.size() > 0; }
+	const buffer_literals &fault_literal_set() const { return rs_faults; }
 	// The fault scan's literals (for benchmarks).
 	std::vector<std::string> fault_literals() const;
 
@@ -160,8 +158,7 @@ private:
 
 	std::vector<rule> rs_rules;
 	literal_set rs_prefilter;
-	literal_set rs_faults;
-	std::vector<std::string> rs_fault_literals;
+	buffer_literals rs_faults;
 	const rule *confirm(std::string_view body, unsigned source, capture_list &caps);
 	void candidate(uint32_t lit);
 

@@ -11,7 +11,9 @@
 //  - around each of those lines, the few lines its reading depends on: the
 //    three before it (a rank named just before a traceback), the nearest
 //    timed line before it, its writer's, and the first timed line after it
-//    (the times an untimed line inherits).
+//    (the times an untimed line inherits). The forward scan notes each
+//    block's first and last timed line, so these walks jump over blocks
+//    without a time instead of reading them again.
 // The caller reads the chosen lines in order as it would read every line.
 #pragma once
 
@@ -35,7 +37,8 @@ struct event_scan_stats {
 };
 
 // Fills out (ascending line numbers, each line once) for the regular file
-// fd of size bytes. False when the file is not one this serves (then it
+// fd of size bytes (from 1 MiB on, in two halves on two threads where the
+// CPUs allow). False when the file is not one this serves (then it
 // must be read line by line): a rule without literals, a line longer than
 // max_line, far too many fault lines, a read error.
 bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,

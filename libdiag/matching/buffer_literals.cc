@@ -1,0 +1,134 @@
+#include "matching/buffer_literals.hh"
+
+#include "config.h"
+
+#include <mutex>
+#ifdef HAVE_VECTORSCAN
+#include <hs.h>
+#endif
+
+namespace diag {
+
+#ifdef HAVE_VECTORSCAN
+struct hs_literal_db {
+	hs_database_t *db = nullptr;
+	std::vector<uint32_t> lengths; // by pattern id
+	~hs_literal_db() { hs_free_database(db); }
+};
+
+namespace {
+
+// The process's databases, by literal list: a diagnosis loads its rules
+// anew, but `denpex serve` diagnoses again and again with the same ones.
+// Null where Vectorscan cannot serve (this CPU, a literal it refuses).
+std::shared_ptr<const hs_literal_db> database_for(const std::vector<std::string> &literals)
+{
+	static std::mutex lock;
+	static std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const hs_literal_db>>> cache;
+	std::lock_guard<std::mutex> held(lock);
+	for (const auto &c : cache)
+		if (c.first == literals)
+			return c.second;
+	std::shared_ptr<hs_literal_db> made;
+	bool usable = !literals.empty() && hs_valid_platform() == HS_SUCCESS;
+	for (const auto &l : literals)
+		if (l.empty() || l.find('\n') != std::string::npos)
+			usable = false; // a literal across lines: the filter's
+	if (usable) {
+		std::vector<const char *> exprs;
+		std::vector<size_t> lens;
+		std::vector<unsigned> flags(literals.size(), 0), ids;
+		auto db = std::make_shared<hs_literal_db>();
+		for (size_t i = 0; i < literals.size(); i++) {
+			exprs.push_back(literals[i].data());
+			lens.push_back(literals[i].size());
+			ids.push_back(static_cast<unsigned>(i));
+			db->lengths.push_back(static_cast<uint32_t>(literals[i].size()));
+		}
+		hs_compile_error_t *cerr = nullptr;
+		if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(),
+					 static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr, &db->db,
+					 &cerr) == HS_SUCCESS)
+			made = std::move(db);
+		else
+			hs_free_compile_error(cerr);
+	}
+	if (cache.size() >= 8)
+		cache.erase(cache.begin());
+	cache.emplace_back(literals, made);
+	return made;
+}
+
+struct hs_call {
+	const hs_literal_db *db;
+	void (*call)(void *, size_t);
+	void *ctx;
+};
+
+int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, void *ctx)
+{
+	const hs_call *c = static_cast<const hs_call *>(ctx);
+	c->call(c->ctx, static_cast<size_t>(to) - c->db->lengths[id]);
+	return 0;
+}
+
+} // namespace
+#else
+struct hs_literal_db {};
+#endif
+
+void buffer_literals::build(const std::vector<std::string> &literals)
+{
+	bl_literals = literals;
+	bl_filter = literal_set();
+	for (const auto &l : literals)
+		bl_filter.add(l);
+	bl_filter.build();
+}
+
+buffer_literals::scanner buffer_literals::make_scanner(bool allow_vectorscan) const
+{
+	scanner s(this);
+#ifdef HAVE_VECTORSCAN
+	if (allow_vectorscan) {
+		s.sc_db = database_for(bl_literals);
+		hs_scratch_t *scratch = nullptr;
+		if (s.sc_db && hs_alloc_scratch(s.sc_db->db, &scratch) == HS_SUCCESS)
+			s.sc_scratch = scratch;
+		else
+			s.sc_db.reset();
+	}
+#else
+	(void)allow_vectorscan;
+#endif
+	return s;
+}
+
+buffer_literals::scanner::scanner(scanner &&o) noexcept
+	: sc_owner(o.sc_owner), sc_db(std::move(o.sc_db)), sc_scratch(o.sc_scratch), sc_found(std::move(o.sc_found))
+{
+	o.sc_scratch = nullptr;
+}
+
+buffer_literals::scanner::~scanner()
+{
+#ifdef HAVE_VECTORSCAN
+	if (sc_scratch)
+		hs_free_scratch(static_cast<hs_scratch_t *>(sc_scratch));
+#endif
+}
+
+void buffer_literals::scanner::hs_scan(std::string_view text, void (*call)(void *, size_t), void *ctx)
+{
+#ifdef HAVE_VECTORSCAN
+	hs_call c{sc_db.get(), call, ctx};
+	::hs_scan(sc_db->db, text.data(), static_cast<unsigned>(text.size()), 0, static_cast<hs_scratch_t *>(sc_scratch),
+		  on_match, &c);
+#else
+	(void)text;
+	(void)call;
+	(void)ctx;
+#endif
+}
+
+} // namespace diag
