@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -51,6 +52,32 @@ const char *good_rule = "family: t\n"
 			"    literal: Boom\n"
 			"    pattern: '(?<exc>BoomError): (?<what>.*)'\n"
 			"    samples: ['BoomError: it broke']\n";
+
+// Every file of every real-log and example case: real text to scan.
+void for_each_case_file(const std::function<void(FILE *)> &use)
+{
+	for (const char *dir : {TEST_DATADIR "/realworld", TEST_DATADIR "/example"}) {
+		DIR *d = opendir(dir);
+		ck_assert_msg(d, "%s", dir);
+		while (struct dirent *cs = readdir(d)) {
+			if (cs->d_name[0] == '.')
+				continue;
+			std::string sub = std::string(dir) + "/" + cs->d_name;
+			DIR *sd = opendir(sub.c_str());
+			if (!sd)
+				continue;
+			while (struct dirent *f = readdir(sd)) {
+				FILE *fp = f->d_name[0] == '.' ? nullptr : fopen((sub + "/" + f->d_name).c_str(), "r");
+				if (!fp)
+					continue;
+				use(fp);
+				fclose(fp);
+			}
+			closedir(sd);
+		}
+		closedir(d);
+	}
+}
 
 } // namespace
 
@@ -158,31 +185,13 @@ START_TEST(literal_filter_agrees_with_dfa)
 		}
 	ck_assert_uint_gt(hits, texts / 2);
 	size_t lines = 0;
-	for (const char *dir : {TEST_DATADIR "/realworld", TEST_DATADIR "/example"}) {
-		DIR *d = opendir(dir);
-		ck_assert_msg(d, "%s", dir);
-		while (struct dirent *cs = readdir(d)) {
-			if (cs->d_name[0] == '.')
-				continue;
-			std::string sub = std::string(dir) + "/" + cs->d_name;
-			DIR *sd = opendir(sub.c_str());
-			if (!sd)
-				continue;
-			while (struct dirent *f = readdir(sd)) {
-				FILE *fp = f->d_name[0] == '.' ? nullptr : fopen((sub + "/" + f->d_name).c_str(), "r");
-				if (!fp)
-					continue;
-				char line[8192];
-				while (fgets(line, sizeof line, fp)) {
-					same(line);
-					lines++;
-				}
-				fclose(fp);
-			}
-			closedir(sd);
+	for_each_case_file([&](FILE *fp) {
+		char line[8192];
+		while (fgets(line, sizeof line, fp)) {
+			same(line);
+			lines++;
 		}
-		closedir(d);
-	}
+	});
 	ck_assert_uint_gt(lines, 100);
 	unsigned seed = 12345;
 	auto rnd = [&] { return seed = seed * 1103515245 + 12345, (seed >> 8) & 0xffff; };
@@ -241,30 +250,12 @@ START_TEST(fault_scanners_agree)
 		return a.size();
 	};
 	std::string joined;
-	for (const char *dir : {TEST_DATADIR "/realworld", TEST_DATADIR "/example"}) {
-		DIR *d = opendir(dir);
-		ck_assert_msg(d, "%s", dir);
-		while (struct dirent *cs = readdir(d)) {
-			if (cs->d_name[0] == '.')
-				continue;
-			std::string sub = std::string(dir) + "/" + cs->d_name;
-			DIR *sd = opendir(sub.c_str());
-			if (!sd)
-				continue;
-			while (struct dirent *f = readdir(sd)) {
-				FILE *fp = f->d_name[0] == '.' ? nullptr : fopen((sub + "/" + f->d_name).c_str(), "r");
-				if (!fp)
-					continue;
-				char buf[65536];
-				size_t n;
-				while ((n = fread(buf, 1, sizeof buf, fp)) > 0 && joined.size() < (4u << 20))
-					joined.append(buf, n);
-				fclose(fp);
-			}
-			closedir(sd);
-		}
-		closedir(d);
-	}
+	for_each_case_file([&](FILE *fp) {
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, fp)) > 0 && joined.size() < (4u << 20))
+			joined.append(buf, n);
+	});
 	ck_assert_uint_gt(same(joined), 500);
 	const std::vector<std::string> &lits = bl.literals();
 	unsigned seed = 4321;
