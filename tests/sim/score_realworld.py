@@ -128,9 +128,9 @@ def table(title, cases):
     return totals
 
 
-def kind_table(cases):
+def kind_table(split, cases):
     """Accuracy per failure kind of issue 11 (a case counts under each of its kinds)."""
-    print("\nper failure kind, all splits")
+    print("\nper failure kind, %s" % split)
     print("  %-6s %3s  %-12s %-12s %-12s" % ("kind", "n", "class", "rank", "host"))
     for k in range(1, 10):
         sel = [c for c in cases if k in c["exp"]["kinds"]]
@@ -193,7 +193,8 @@ def main():
             elif acc < floor:
                 failed.append("%s %s %.3f < floor %.2f" % (split, what, acc, floor))
     table("all", cases)
-    kind_table(cases)
+    for split in SPLITS:
+        kind_table(split, [c for c in cases if c["exp"]["split"] == split])
 
     wrong = [c for c in cases if not all(v is not False for v in c["ok"].values())]
     # Held-out misses are named only on request: whoever tunes the engine must
