@@ -601,11 +601,7 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 			if (l.len && !pread_all(fd, text.data(), l.len, l.off))
 				return false;
 			cleaner.for_each_segment(std::string_view(text.data(), l.len), [&](std::string_view seg) {
-				line_identity id;
-				if (kind != source_kind::kernel_log)
-					id = parse_prefix(seg);
-				else
-					id.body = seg;
+				line_identity id = identify(seg, kind == source_kind::kernel_log);
 				uint64_t ident = writer_ident(id);
 				if (rank_like(ident))
 					known.insert(ident);
@@ -681,11 +677,7 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 					return false;
 				if (!raw.empty()) {
 					cleaner.for_each_segment(raw, [&](std::string_view seg) {
-						line_identity id;
-						if (kind != source_kind::kernel_log)
-							id = parse_prefix(seg);
-						else
-							id.body = seg;
+						line_identity id = identify(seg, kind == source_kind::kernel_log);
 						uint64_t ident = writer_ident(id);
 						if (rank_like(ident)) {
 							if (known.insert(ident).second)

@@ -238,4 +238,13 @@ line_identity parse_prefix(std::string_view line)
 	return id;
 }
 
+line_identity identify(std::string_view seg, bool kernel_log)
+{
+	if (!kernel_log)
+		return parse_prefix(seg);
+	line_identity id;
+	id.body = seg;
+	return id;
+}
+
 } // namespace diag

@@ -21,6 +21,10 @@ struct line_identity {
 
 line_identity parse_prefix(std::string_view line);
 
+// Who wrote seg: its prefixes, except on a kernel log's lines, which carry
+// none (the whole line is the body).
+line_identity identify(std::string_view seg, bool kernel_log);
+
 // Parses a non-negative decimal integer that fills the whole view.
 bool parse_uint(std::string_view s, long long &out);
 

@@ -217,16 +217,6 @@ struct line_facts {
 	std::optional<ts_value> ts;
 };
 
-// Who wrote seg: its prefixes (kernel lines have none; the whole line is
-// the body).
-line_identity identify(std::string_view seg, source_kind kind)
-{
-	if (kind != source_kind::kernel_log)
-		return parse_prefix(seg);
-	line_identity id;
-	id.body = seg;
-	return id;
-}
 
 // Fills f for a segment with its literal hits h. kind: the source's.
 void find_facts(std::string_view seg, const line_hits &h, source_kind kind, const rule_set &rules, line_facts &f)
@@ -238,7 +228,7 @@ void find_facts(std::string_view seg, const line_hits &h, source_kind kind, cons
 	f.reach = 0;
 	if (f.skip)
 		return;
-	f.id = identify(seg, kind);
+	f.id = identify(seg, kind == source_kind::kernel_log);
 	if (f.may_ts)
 		f.ts = find_timestamp(seg);
 	if (h.rule_hit)
@@ -805,7 +795,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				id = pre->id;
 				ts = pre->ts;
 			} else {
-				id = identify(seg, kind);
+				id = identify(seg, kind == source_kind::kernel_log);
 				ts = find_timestamp(seg);
 			}
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
