@@ -300,20 +300,16 @@ std::vector<std::string> expand_nodelist(const std::string &list)
 	return out;
 }
 
-// A node failure whose only word comes from survivors (their slurmstepd's
-// "CANCELLED ... DUE TO NODE FAILURE"): the one node of the job that did
-// not report is the one lost; with none or several, no host.
-int lost_node(const diagnosis_context &cx)
+// The one node of the job that is not among reporters; -1 when none
+// reported or several are silent. The job's nodes are its node list (at
+// least min_nodes of them), or, with no list and hosts_seen, the hosts the
+// ranks and sources show.
+int the_silent_node(evidence &ev, const std::set<std::string> &reporters, size_t min_nodes, bool hosts_seen)
 {
-	evidence &ev = cx.ev;
-	std::set<std::string> reporters;
-	for (const auto &e : ev.events)
-		if (!e.dropped && e.cls == failure_class::node_failure && !e.capture("reporter").empty())
-			reporters.insert(e.capture("reporter"));
 	std::set<std::string> nodes;
 	for (const auto &n : expand_nodelist(ev.job.nodelist))
 		nodes.insert(n);
-	if (nodes.empty()) {
+	if (nodes.empty() && hosts_seen) {
 		for (const auto &r : ev.ranks.all())
 			if (r.second.host >= 0)
 				nodes.insert(ev.host_name(r.second.host));
@@ -321,40 +317,38 @@ int lost_node(const diagnosis_context &cx)
 			if (src.host_hint >= 0)
 				nodes.insert(ev.host_name(src.host_hint));
 	}
+	if (reporters.empty() || nodes.size() < min_nodes)
+		return -1;
 	std::vector<std::string> silent;
 	for (const auto &n : nodes)
 		if (!reporters.count(n))
 			silent.push_back(n);
-	if (silent.size() != 1 || reporters.empty())
-		return -1;
-	return ev.intern_host(silent[0]);
+	return silent.size() == 1 ? ev.intern_host(silent[0]) : -1;
+}
+
+// A node failure whose only word comes from survivors (their slurmstepd's
+// "CANCELLED ... DUE TO NODE FAILURE"): the one node of the job that did
+// not report is the one lost.
+int lost_node(const diagnosis_context &cx)
+{
+	std::set<std::string> reporters;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.cls == failure_class::node_failure && !e.capture("reporter").empty())
+			reporters.insert(e.capture("reporter"));
+	return the_silent_node(cx.ev, reporters, 1, true);
 }
 
 // A launch that timed out waiting for its nodes (rendezvous, the store's
 // clients): the one node of the job from which no rank reported the wait
-// is the one that never joined; with none or several, no host.
+// is the one that never joined.
 int node_never_joined(const diagnosis_context &cx)
 {
-	evidence &ev = cx.ev;
-	std::set<int> waiting;
-	for (const auto &e : ev.events)
+	std::set<std::string> waiting;
+	for (const auto &e : cx.ev.events)
 		if (!e.dropped && e.cls == failure_class::launch_failure && e.host >= 0 &&
-		    ev.sources()[e.file].kind != source_kind::kernel_log)
-			waiting.insert(e.host);
-	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
-	if (waiting.empty() || nodes.size() < 2)
-		return -1;
-	std::vector<std::string> silent;
-	for (const auto &n : nodes) {
-		bool reported = false;
-		for (int h : waiting)
-			reported = reported || ev.host_name(h) == n;
-		if (!reported)
-			silent.push_back(n);
-	}
-	if (silent.size() != 1)
-		return -1;
-	return ev.intern_host(silent[0]);
+		    cx.ev.sources()[e.file].kind != source_kind::kernel_log)
+			waiting.insert(cx.ev.host_name(e.host));
+	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
 bool ip_literal(const std::string &h)
