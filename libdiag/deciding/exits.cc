@@ -5,6 +5,7 @@
 #include "reading/line_prefix.hh"
 
 #include <algorithm>
+#include <csignal>
 #include <climits>
 #include <set>
 
@@ -125,6 +126,16 @@ std::vector<int> sigkilled_ranks(const evidence &ev)
 // killer's only where the kernel says it killed for memory, else a kill
 // like any other (context); SIGABRT and SIGTERM stay what the rules say
 // (an abort after NCCL's, the launcher's teardown: victims).
+bool stop_signal(int sig)
+{
+	return sig == SIGHUP || sig == SIGINT || sig == SIGKILL || sig == SIGTERM;
+}
+
+bool crash_signal(int sig)
+{
+	return sig == SIGILL || sig == SIGBUS || sig == SIGFPE || sig == SIGSEGV;
+}
+
 void pass_exit_signals(diagnosis_context &cx)
 {
 	bool kernel_oom_kill = false;
@@ -136,24 +147,14 @@ void pass_exit_signals(diagnosis_context &cx)
 		if (e.dropped || e.kind != rule_kind::task_exit || e.role == event_role::initiating || e.signal <= 0 ||
 		    e.exitcode == INT32_MIN || e.exitcode >= 0)
 			continue;
-		switch (e.signal) {
-		case 4:  // SIGILL
-		case 7:  // SIGBUS
-		case 8:  // SIGFPE
-		case 11: // SIGSEGV
+		if (crash_signal(e.signal)) {
 			e.role = event_role::initiating;
 			e.cls = failure_class::segfault;
 			e.weight = std::max(e.weight, 75);
-			break;
-		case 9:
-			if (kernel_oom_kill) {
-				e.role = event_role::initiating;
-				e.cls = failure_class::host_oom;
-				e.weight = std::max(e.weight, 70);
-			}
-			break;
-		default:
-			break;
+		} else if (e.signal == SIGKILL && kernel_oom_kill) {
+			e.role = event_role::initiating;
+			e.cls = failure_class::host_oom;
+			e.weight = std::max(e.weight, 70);
 		}
 	}
 }

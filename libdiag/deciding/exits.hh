@@ -15,6 +15,14 @@ namespace diag {
 // torchrun's failure blocks ("rank : R" followed by "exitcode : X").
 std::map<int, int> rank_exit_signals(const evidence &ev);
 
+// Signals that stop a process from outside (SIGHUP, SIGINT, SIGKILL,
+// SIGTERM: a launcher's or Slurm's teardown, an admin, the OOM killer), as
+// against a process's own end (an abort, a crash).
+bool stop_signal(int sig);
+
+// Signals of a native crash: SIGILL, SIGBUS, SIGFPE, SIGSEGV.
+bool crash_signal(int sig);
+
 struct exit_view {
 	const event *first_self_exit = nullptr; // exited with an error code, not a signal
 	std::vector<int> not_torn_down;         // the one srun did not kill with the others

@@ -62,8 +62,7 @@ int sole_crashed_rank_on(const evidence &ev, int host)
 		return -1;
 	std::set<int> ranks;
 	for (const auto &x : rank_exit_signals(ev)) {
-		int sig = x.second;
-		if (sig <= 0 || sig == 9 || sig == 15 || sig == 2 || sig == 1)
+		if (x.second <= 0 || stop_signal(x.second))
 			continue;
 		const rank_info *ri = ev.ranks.by_rank(x.first);
 		if (ri && ri->host == host)
