@@ -518,7 +518,7 @@ bool event_scan_pays(uint64_t size)
 }
 
 bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,
-		  std::vector<chosen_line> &out, event_scan_stats &stats)
+		  std::vector<chosen_line> &out, event_scan_stats &stats, bool may_split)
 {
 	out.clear();
 	if (!rules.fault_scan_complete() || size == 0)
@@ -543,7 +543,7 @@ bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size
 		// Two halves at a line start, one on a second thread where the
 		// CPUs allow; numbered and looked at in order after.
 		uint64_t mid = size;
-		if (size >= parallel_min && std::thread::hardware_concurrency() > 1) {
+		if (may_split && size >= parallel_min && std::thread::hardware_concurrency() > 1) {
 			std::vector<char> probe(64 * 1024);
 			uint64_t at = size / 2;
 			size_t n = static_cast<size_t>(std::min<uint64_t>(probe.size(), size - at));

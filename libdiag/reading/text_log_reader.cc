@@ -687,7 +687,8 @@ text_read_times text_read_timing()
 	return read_times;
 }
 
-bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
+bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev,
+		   chosen_lines *ahead)
 {
 	// A large regular file is read event-first (event_scan.hh): only the
 	// lines worth reading, chosen by a scan over whole buffers.
@@ -700,7 +701,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			file_size = static_cast<uint64_t>(st.st_size);
 			if ((lr.max_bytes() == 0 || file_size <= lr.max_bytes()) && event_scan_pays(file_size)) {
 				event_scan_stats es;
-				events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				if (ahead) {
+					events_first = ahead->served;
+					chosen = std::move(ahead->lines);
+					es = ahead->stats;
+				} else {
+					events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				}
 				read_times.scan_s += es.scan_s;
 				read_times.tail_s += es.tail_s;
 				read_times.context_s += es.context_s;
