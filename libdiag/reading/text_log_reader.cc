@@ -1047,10 +1047,18 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		if (events_first) {
 			std::vector<char> buf;
 			uint64_t buf_off = 0;
-			for (const chosen_line &l : chosen) {
+			for (size_t ci = 0; ci < chosen.size(); ci++) {
+				const chosen_line &l = chosen[ci];
 				if (buf.empty() || l.off < buf_off || l.off + l.len > buf_off + buf.size()) {
-					size_t want = static_cast<size_t>(std::min<uint64_t>(
-						std::max<uint64_t>(l.len, 256 * 1024), file_size - l.off));
+					// Up to the end of the last chosen line within reach
+					// (not a whole window: a rank file's few lines lie
+					// in clusters far apart).
+					uint64_t stop = l.off + l.len;
+					for (size_t k = ci + 1; k < chosen.size() && chosen[k].off >= l.off &&
+								chosen[k].off + chosen[k].len <= l.off + 256 * 1024;
+					     k++)
+						stop = std::max<uint64_t>(stop, chosen[k].off + chosen[k].len);
+					size_t want = static_cast<size_t>(std::min<uint64_t>(stop - l.off, file_size - l.off));
 					buf.resize(want);
 					ssize_t got = 0;
 					size_t have = 0;
