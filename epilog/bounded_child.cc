@@ -13,8 +13,6 @@
 #include <cerrno>
 #include <csignal>
 
-#include "log.hh"
-
 namespace denpex::epilog {
 
 namespace {
@@ -192,7 +190,7 @@ bool run_detached(unsigned timeout_s, const std::function<void()> &fn)
 		pid_t w = fork();
 		if (w != 0)
 			_exit(w < 0 ? 1 : 0);
-		closelog(); // its descriptor goes below
+		closelog(); // its descriptor goes below (fn may open it again)
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null < 0)
 			_exit(1);
@@ -208,7 +206,6 @@ bool run_detached(unsigned timeout_s, const std::function<void()> &fn)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGALRM, SIG_DFL);
-		log_open();
 		alarm(timeout_s);
 		try {
 			fn();

@@ -96,7 +96,11 @@ void confirm_now(const config &cfg, const queued_comment &q)
 
 void confirm_in_background(const config &cfg, const queued_comment &q)
 {
-	if (!run_detached(confirm_timeout_s, [cfg, q]() { confirm_now(cfg, q); }))
+	auto confirm = [cfg, q]() {
+		log_open(); // run_detached closed it
+		confirm_now(cfg, q);
+	};
+	if (!run_detached(confirm_timeout_s, confirm))
 		log_msg(LOG_WARNING, "job %u: the Comment's confirmation could not be started", q.job_id);
 }
 
