@@ -360,15 +360,21 @@ int cmd_read_logs(mode m, int argc, char **argv)
 	using clock = std::chrono::steady_clock;
 	auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
 	const clock::time_point t_read = clock::now();
+	// Runs of paths between the "-"s are added together: their files'
+	// lines are chosen ahead on a few threads.
+	std::vector<diag::analysis::path_source> run;
 	for (const auto &p : paths) {
 		if (p == "-") {
+			an.add_paths(run);
+			run.clear();
 			if (isatty(STDIN_FILENO) && !quiet)
 				fprintf(stderr, "denpex: reading a log from standard input; end it with Ctrl-D\n");
 			an.add_fd(STDIN_FILENO, "stdin");
 		} else {
-			an.add_path(p);
+			run.push_back({p, false});
 		}
 	}
+	an.add_paths(run);
 	if (an.usable_sources() == 0) {
 		std::string why = warnings.empty() ? "no input" : warnings.front();
 		if (warnings.size() > 1)

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +175,50 @@ std::optional<std::string> run_bounded(double timeout_s, const std::function<std
 	if (!done || !reaped || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return std::nullopt;
 	return out;
+}
+
+bool run_detached(unsigned timeout_s, const std::function<void()> &fn)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		// The middle child: a session of its own, the worker, and gone (the
+		// worker is left to init).
+		if (setsid() < 0)
+			_exit(1);
+		pid_t w = fork();
+		if (w != 0)
+			_exit(w < 0 ? 1 : 0);
+		closelog(); // its descriptor goes below (fn may open it again)
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0)
+			_exit(1);
+		for (int fd = 0; fd < 3; fd++)
+			dup2(null, fd);
+		int top = static_cast<int>(std::min<long>(sysconf(_SC_OPEN_MAX), 65536));
+		for (int fd = 3; fd < top; fd++)
+			close(fd);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, nullptr);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		alarm(timeout_s);
+		try {
+			fn();
+		} catch (...) {
+		}
+		_exit(0);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return false;
+	}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 } // namespace denpex::epilog

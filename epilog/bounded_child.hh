@@ -45,4 +45,11 @@ bool reap_child(pid_t pid, bool kill_first, double wait_s, int *status);
 std::optional<std::string> run_bounded(double timeout_s, const std::function<std::string()> &fn,
 				       on_stop mode = on_stop::end);
 
+// Runs fn in a detached grandchild: its own session (no process group or
+// wait of the caller's holds it), standard descriptors on /dev/null and no
+// other descriptor of ours, killed by SIGALRM after timeout_s. For work that
+// must not hold up the job's end (confirming the Comment). False when it
+// could not be started.
+bool run_detached(unsigned timeout_s, const std::function<void()> &fn);
+
 } // namespace denpex::epilog

@@ -167,8 +167,12 @@ bool wait_and_claim(run_state &s, int jfd)
 	// A private staging dir of our own: no other node's share can come.
 	double wait_until = mono_now() + (s.stage_fallback ? 0 : s.cfg.node_wait_s);
 	size_t have = dir_names(jfd, "done", 100000, false).size();
+	// Short waits first: the other nodes' epilogs end about when ours does,
+	// and each wait here is the job's time in COMPLETING.
+	long wait_ms = 10;
 	while (have < static_cast<size_t>(s.ctx.num_nodes) && mono_now() < wait_until && s.left() > 10) {
-		sleep_ms(200);
+		sleep_ms(wait_ms);
+		wait_ms = std::min(wait_ms * 2, 200L);
 		have = dir_names(jfd, "done", 100000, false).size();
 	}
 	if (have < static_cast<size_t>(s.ctx.num_nodes) && !s.stage_fallback)

@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 							cr.cfg.state_dir.c_str());
 					} else {
 						slurm_io_init();
-						flush_comment_queue(cr.cfg, 1000, cr.cfg.deadline_s - 3);
+						flush_comment_queue(cr.cfg, 1000, cr.cfg.deadline_s - 3, true);
 					}
 					_exit(0);
 				}

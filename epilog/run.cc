@@ -133,7 +133,7 @@ void run_epilog(const config &cfg, double t0)
 		return;
 	cap_budget_by_state_dir(s);
 	if (s.diagnoses_here && s.left() > 30)
-		flush_comment_queue(cfg, 3, std::min(15.0, s.left() / 4));
+		flush_comment_queue(cfg, 3, std::min(15.0, s.left() / 4), false);
 	if (s.ctx.node_context)
 		gather_node(s, jfd);
 	if (s.diagnoses_here)

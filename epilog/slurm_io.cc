@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -310,7 +311,7 @@ comment_outcome write_verdict(uint32_t job_id, const std::string &cluster, bool 
 		auto next = comment_compose(existing, verdict);
 		if (!next) {
 			if (existing.find(verdict) != std::string::npos) {
-				res = attempt == 0 ? comment_outcome::already_present : comment_outcome::written;
+				res = comment_outcome::already_present;
 				detail.clear();
 			} else {
 				res = comment_outcome::skipped;
@@ -322,16 +323,65 @@ comment_outcome write_verdict(uint32_t job_id, const std::string &cluster, bool 
 			detail = err;
 			break;
 		}
-		// Confirm: the job-completion record may overwrite derived_es after us.
-		sleep_ms(attempt == 0 ? 700 : 1500);
-		acct_job check;
-		if (acct_read(db, job_id, cluster, check, err) && check.found &&
-		    (admin ? check.admin_comment : check.derived_es).find(verdict) != std::string::npos) {
+		res = comment_outcome::written;
+		detail.clear();
+		break;
+	}
+	slurmdb_connection_close(&db);
+	return res;
+}
+
+comment_outcome confirm_verdict(uint32_t job_id, const std::string &cluster, bool admin,
+				const std::string &verdict, const std::string &hint, int &rewrites,
+				std::string &detail)
+{
+	// When to look again, after the write and after each other: the
+	// completion record comes within seconds when it comes late.
+	static const long look_ms[] = {700, 1500, 3000, 5000};
+	constexpr int max_rewrites = 3;
+	rewrites = 0;
+	uint16_t flags = 0;
+	void *db = slurmdb_connection_get(&flags);
+	if (!db) {
+		detail = "slurmdb_connection_get: " + slurm_err();
+		return comment_outcome::failed;
+	}
+	comment_outcome res = comment_outcome::failed;
+	const size_t n = sizeof(look_ms) / sizeof(look_ms[0]);
+	size_t looks = n;
+	for (size_t i = 0; i < looks; i++) {
+		sleep_ms(look_ms[std::min(i, n - 1)]);
+		acct_job aj;
+		std::string err;
+		if (!acct_read(db, job_id, cluster, aj, err) || !aj.found) {
+			res = comment_outcome::failed;
+			detail = aj.found || !err.empty() ? err : "job not in the accounting database";
+			continue;
+		}
+		std::string existing = admin ? aj.admin_comment : aj.derived_es;
+		if (existing.find(verdict) != std::string::npos) {
 			res = comment_outcome::written;
-			detail = attempt == 0 ? "" : "landed on the second try";
+			detail.clear();
+			continue;
+		}
+		// Overwritten (the job-completion record): written again, on what is
+		// there now, and looked at once more.
+		res = comment_outcome::failed;
+		detail = "overwritten after writing (job-completion record?)";
+		if (rewrites >= max_rewrites)
+			break;
+		auto next = comment_compose(existing.empty() ? hint : existing, verdict);
+		if (!next) {
+			detail = "overwritten after writing, and the field is now too long to append to";
 			break;
 		}
-		detail = "overwritten after writing (job-completion record?)";
+		if (!acct_modify(db, job_id, cluster, admin, *next, err)) {
+			detail = "overwritten after writing; writing again: " + err;
+			continue;
+		}
+		rewrites++;
+		if (i + 1 == looks && looks == n)
+			looks++; // written at the last look: one more
 	}
 	slurmdb_connection_close(&db);
 	return res;

@@ -63,11 +63,19 @@ std::string acct_as_sacct(uint32_t job_id, const job_info &ji, const acct_job &a
 enum class comment_outcome { written, already_present, skipped, failed };
 
 // Appends verdict to the job's Comment (derived_es) or AdminComment in the
-// accounting record, re-reads it to confirm and tries once more if the
-// job-completion record overwrote it. hint: the job's comment as slurmctld
-// knows it, used when the accounting record has none yet.
+// accounting record, once. hint: the job's comment as slurmctld knows it,
+// used when the accounting record has none yet. The job-completion record
+// may still overwrite it after us: confirm_verdict.
 comment_outcome write_verdict(uint32_t job_id, const std::string &cluster, bool admin,
 			      const std::string &verdict, const std::string &hint, std::string &detail);
+
+// After write_verdict wrote it: looks again a few times over about ten
+// seconds and writes it again (rewrites: how often) where the completion
+// record overwrote it. written: it was there at the last look; failed: it
+// was not, or the record could not be read (detail says which).
+comment_outcome confirm_verdict(uint32_t job_id, const std::string &cluster, bool admin,
+				const std::string &verdict, const std::string &hint, int &rewrites,
+				std::string &detail);
 
 // First host of a hostlist expression and the number of hosts.
 std::string hostlist_first(const std::string &expr);

@@ -45,6 +45,65 @@ comment_result write_bounded(double timeout_s, uint32_t job_id, const std::strin
 	return c;
 }
 
+// Appends a line to the job's report (ours: root's, in report_dir; no other).
+void note_in_report(const config &cfg, uint32_t job_id, const std::string &report, const std::string &what)
+{
+	if (report.empty() || report.rfind(cfg.report_dir + "/", 0) != 0)
+		return;
+	int fd = open(report.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char when[64];
+	time_t now = time(nullptr);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	std::string line = "Accounting: " + what + " (" + when + ")\n";
+	if (write(fd, line.data(), line.size()) < 0)
+		log_msg(LOG_DEBUG, "job %u: report: %s", job_id, strerror(errno));
+	close(fd);
+}
+
+// The job-completion record may reach slurmdbd after our write and
+// overwrite the field: confirm_verdict, in a detached child, so that the job
+// does not wait in COMPLETING for it. What it cannot make stick goes to the
+// queue (written by later runs and --flush); the report says either.
+constexpr unsigned confirm_timeout_s = 40;
+void confirm_now(const config &cfg, const queued_comment &q)
+{
+		int rewrites = 0;
+		std::string detail;
+		comment_outcome o = confirm_verdict(q.job_id, q.cluster, q.admin, q.verdict, q.hint, rewrites, detail);
+		const char *field = q.admin ? "AdminComment" : "Comment";
+		if (o == comment_outcome::written) {
+			if (rewrites > 0) {
+				log_msg(LOG_NOTICE, "job %u: %s overwritten after writing (job-completion record?); written again",
+					q.job_id, field);
+				note_in_report(cfg, q.job_id, q.report,
+					       std::string(field) + " overwritten after writing (job-completion record?); written again");
+			}
+			return;
+		}
+		std::string qerr;
+		bool queued = queue_put(cfg.state_dir, q, qerr);
+		log_msg(LOG_WARNING, "job %u: %s not confirmed: %s; %s", q.job_id, field, detail.c_str(),
+			queued ? "queued" : ("could not be queued: " + qerr).c_str());
+		note_in_report(cfg, q.job_id, q.report,
+			       std::string(field) + " not confirmed: " + detail +
+				       (queued ? "; queued: retried by later epilog runs and denpex-epilog --flush"
+					       : "; could not be queued: " + qerr));
+}
+
+void confirm_in_background(const config &cfg, const queued_comment &q)
+{
+	auto confirm = [cfg, q]() {
+		log_open(); // run_detached closed it
+		confirm_now(cfg, q);
+	};
+	if (!run_detached(confirm_timeout_s, confirm))
+		log_msg(LOG_WARNING, "job %u: the Comment's confirmation could not be started", q.job_id);
+}
+
 } // namespace
 
 std::string post_verdict(run_state &s, const std::string &verdict, const std::string &report_where)
@@ -55,17 +114,6 @@ std::string post_verdict(run_state &s, const std::string &verdict, const std::st
 	comment_result res;
 	if (!stop_requested())
 		res = write_bounded(std::min(12.0, s.left() - 1), s.ctx.job_id, s.ctx.cluster, admin, verdict, hint);
-	std::string status;
-	if (stop_requested() && !res.answered)
-		status = std::string(field) + " not written: stopped by SIGTERM";
-	else if (!res.answered)
-		status = std::string(field) + " not written: no answer from slurmdbd in time";
-	else if (res.outcome == comment_outcome::written)
-		return std::string(field) + " written" + (res.detail.empty() ? "" : " (" + res.detail + ")");
-	else if (res.outcome == comment_outcome::already_present)
-		return std::string(field) + " already had it";
-	else
-		status = std::string(field) + " not written: " + res.detail;
 	queued_comment q;
 	q.job_id = s.ctx.job_id;
 	q.cluster = s.ctx.cluster;
@@ -74,6 +122,19 @@ std::string post_verdict(run_state &s, const std::string &verdict, const std::st
 	q.hint = hint;
 	q.report = report_where == "none" ? "" : report_where;
 	q.queued_at = time(nullptr);
+	std::string status;
+	if (stop_requested() && !res.answered) {
+		status = std::string(field) + " not written: stopped by SIGTERM";
+	} else if (!res.answered) {
+		status = std::string(field) + " not written: no answer from slurmdbd in time";
+	} else if (res.outcome == comment_outcome::written) {
+		confirm_in_background(s.cfg, q);
+		return std::string(field) + " written; confirmed in the background";
+	} else if (res.outcome == comment_outcome::already_present) {
+		return std::string(field) + " already had it";
+	} else {
+		status = std::string(field) + " not written: " + res.detail;
+	}
 	std::string qerr;
 	if (queue_put(s.cfg.state_dir, q, qerr))
 		status += "; queued: retried by later epilog runs and denpex-epilog --flush";
@@ -82,7 +143,7 @@ std::string post_verdict(run_state &s, const std::string &verdict, const std::st
 	return status;
 }
 
-void flush_comment_queue(const config &cfg, size_t max, double budget_s)
+void flush_comment_queue(const config &cfg, size_t max, double budget_s, bool confirm_inline)
 {
 	double until = mono_now() + budget_s;
 	for (const queued_comment &q : queue_list(cfg.state_dir, max)) {
@@ -104,22 +165,16 @@ void flush_comment_queue(const config &cfg, size_t max, double budget_s)
 		}
 		queue_drop(cfg.state_dir, q.name);
 		log_msg(LOG_NOTICE, "job %u: queued verdict written to %s", q.job_id, field);
-		// Append the outcome to the job's report (ours: root's, in report_dir).
-		if (!q.report.empty() && q.report.rfind(cfg.report_dir + "/", 0) == 0) {
-			int fd = open(q.report.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0) {
-				char when[64];
-				time_t now = time(nullptr);
-				struct tm tm;
-				gmtime_r(&now, &tm);
-				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-				std::string line = "Accounting: " + std::string(field) + " written later from the queue (" +
-						   when + ")\n";
-				if (write(fd, line.data(), line.size()) < 0)
-					log_msg(LOG_DEBUG, "job %u: report: %s", q.job_id, strerror(errno));
-				close(fd);
-			}
-		}
+		note_in_report(cfg, q.job_id, q.report, std::string(field) + " written later from the queue");
+		if (res.outcome != comment_outcome::written)
+			continue;
+		if (confirm_inline)
+			run_bounded(std::min<double>(confirm_timeout_s, until - mono_now()), [&cfg, &q]() {
+				confirm_now(cfg, q);
+				return std::string();
+			});
+		else
+			confirm_in_background(cfg, q);
 	}
 }
 

@@ -148,9 +148,11 @@ denpex_status diagnose(const denpex_source *sources, size_t npaths, const denpex
 			last_error = err;
 			return DENPEX_ERR_CONFIG;
 		}
+		std::vector<diag::analysis::path_source> paths;
 		for (size_t i = 0; i < npaths; i++)
 			if (sources[i].path)
-				an.add_path(sources[i].path, sources[i].provenance == DENPEX_SOURCE_JOB_OUTPUT);
+				paths.push_back({sources[i].path, sources[i].provenance == DENPEX_SOURCE_JOB_OUTPUT});
+		an.add_paths(paths);
 		if (an.usable_sources() == 0) {
 			last_error = "nothing usable in the given paths";
 			if (warnings)

@@ -3,6 +3,7 @@
 #include "deciding/corroboration.hh"
 #include "fr/fr_bridge.hh"
 #include "reading/gpu_health_readers.hh"
+#include "reading/file_prefetch.hh"
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
 #include "reading/ray_session.hh"
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <memory>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -129,9 +131,69 @@ void analysis::warn(const std::string &msg)
 
 void analysis::add_path(const std::string &path, bool job_output)
 {
-	an_job_output = job_output;
-	add_file(path, 0);
-	an_job_output = false;
+	add_paths({path_source{path, job_output}});
+}
+
+void analysis::add_paths(const std::vector<path_source> &paths)
+{
+	std::vector<std::string> files;
+	for (const auto &p : paths)
+		list_files(p.path, 0, files);
+	std::unique_ptr<file_prefetch> ahead;
+	if (files.size() >= 2) {
+		file_prefetch_options o;
+		o.max_line = an_opts.max_line;
+		o.max_bytes = an_opts.max_bytes_per_file;
+		o.no_follow = an_opts.no_follow;
+		try {
+			ahead = std::make_unique<file_prefetch>(files, an_rules, o);
+		} catch (const std::exception &) {
+			// Without: the reader chooses every file's lines itself.
+		}
+	}
+	// Unset before the pool is joined (declared after it), on every path.
+	struct unset {
+		file_prefetch *&p;
+		~unset() { p = nullptr; }
+	} unset_ahead{an_prefetch};
+	an_prefetch = ahead.get();
+	for (const auto &p : paths) {
+		an_job_output = p.job_output;
+		add_file(p.path, 0);
+		an_job_output = false;
+	}
+}
+
+// The files add_file would read event-first under path, in its order (what
+// the prefetch works on; a file missed or listed wrongly only costs speed).
+void analysis::list_files(const std::string &path, int depth, std::vector<std::string> &out) const
+{
+	if (depth > 0 && (ray_walk_skips(path) || wandb_walk_skips(path)))
+		return;
+	struct stat st;
+	if ((an_opts.no_follow ? lstat(path.c_str(), &st) : stat(path.c_str(), &st)) != 0)
+		return;
+	if (S_ISREG(st.st_mode)) {
+		uint64_t size = static_cast<uint64_t>(st.st_size);
+		if ((an_opts.max_bytes_per_file == 0 || size <= an_opts.max_bytes_per_file) && event_scan_pays(size))
+			out.push_back(path);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode) || depth >= max_depth)
+		return;
+	DIR *d = opendir(path.c_str());
+	if (!d)
+		return;
+	std::vector<std::string> names;
+	while (struct dirent *e = readdir(d)) {
+		std::string n = e->d_name;
+		if (n != "." && n != "..")
+			names.push_back(n);
+	}
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	for (const auto &n : names)
+		list_files(path + (path.empty() || path.back() == '/' ? "" : "/") + n, depth + 1, out);
 }
 
 void analysis::add_file(const std::string &path, int depth)
@@ -311,7 +373,9 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	std::string ray_job;
 	if (ray_file_hint(path, ray_pid, ray_job))
 		an_ev.links.ray_file_pid[idx] = {ray_pid, ray_job};
-	if (!read_text_log(lr, idx, sr.kind, an_rules, an_ev))
+	chosen_lines ahead;
+	bool have_ahead = seekable_path && an_prefetch && lr.fd() >= 0 && an_prefetch->take(path, lr.fd(), sr.kind, ahead);
+	if (!read_text_log(lr, idx, sr.kind, an_rules, an_ev, have_ahead ? &ahead : nullptr))
 		warn(path + ": read error after " + std::to_string(lr.bytes_read()) + " bytes: " + strerror(lr.error()));
 	if (lr.bytes_skipped())
 		an_ev.warnings.push_back(path + ": " + std::to_string(lr.bytes_skipped()) +

@@ -51,6 +51,14 @@ public:
 	// binary files are skipped with a warning. job_output: written by the
 	// job (not collected from the kernel or Slurm by the caller).
 	void add_path(const std::string &path, bool job_output = false);
+	// Adds several, as add_path one after the other (the same evidence),
+	// with the files' lines chosen ahead on a few threads
+	// (reading/file_prefetch.hh).
+	struct path_source {
+		std::string path;
+		bool job_output = false;
+	};
+	void add_paths(const std::vector<path_source> &paths);
 	// Reads a pasted log from an open descriptor (stdin).
 	void add_fd(int fd, const std::string &name);
 	// Reads a log held in memory (an upload; nothing touches the disk).
@@ -71,6 +79,7 @@ public:
 
 private:
 	void add_file(const std::string &path, int depth);
+	void list_files(const std::string &path, int depth, std::vector<std::string> &out) const;
 	void read_source(class line_reader &lr, const std::string &path, bool seekable_path);
 	void warn(const std::string &msg);
 	void add_gpu_health(class line_reader &lr, const std::string &path, gpu_health_format gf);
@@ -86,6 +95,7 @@ private:
 	std::vector<std::string> an_notes; // for the verdict (sources refused)
 	size_t an_usable = 0;
 	bool an_job_output = false; // provenance of the path being added
+	class file_prefetch *an_prefetch = nullptr; // lines chosen ahead, while add_paths runs
 };
 
 } // namespace diag

@@ -17,8 +17,10 @@
 # denpex/rg, denpex/admin (rg with ADMIN), denpex/grep and denpex/cat (of
 # throughputs: above 1 means denpex is faster) and denpex's peak RSS, with
 # the targets beside them; then where denpex's time went (one more run with
-# DENPEX_TIMING=1: scan, tail reads, diagnosis). It prints figures; it never
-# fails on time.
+# DENPEX_TIMING=1: scan, tail reads, diagnosis; with several large files the
+# scan, tail and context times are summed over the threads that chose their
+# lines ahead, so they may add up to more than the total). It prints figures;
+# it never fails on time.
 #
 # A bundle of "files" is the simulator's job output split into one file per
 # rank (tests/sim/split_ranks.py), as `srun --label --output=%t` leaves it,

@@ -9,6 +9,7 @@
 #include "reading/source_sniff.hh"
 #include "reading/text_clean.hh"
 #include "reading/text_log_reader.hh"
+#include "pipeline.hh"
 
 #include <cstdio>
 #include <cstdlib>
@@ -551,6 +552,67 @@ START_TEST(event_first_sparse_times_as_line_by_line)
 }
 END_TEST
 
+// Per-rank files whose lines are chosen ahead on a pool of threads
+// (reading/file_prefetch.hh) give the evidence the reader alone gives: the
+// files are read in the walk's order whatever thread chose their lines.
+START_TEST(files_chosen_ahead_change_nothing)
+{
+	char dir[] = "/tmp/denpex-ahead-XXXXXX";
+	ck_assert(mkdtemp(dir) != nullptr);
+	std::vector<std::string> paths;
+	for (int r = 0; r < 9; r++) {
+		std::string text;
+		for (int n = 0; n < 3000; n++) {
+			if (n % 500 == 7)
+				text += "2026-01-03 15:47:" + std::to_string(10 + n / 100) + ",612 - INFO - rank " +
+					std::to_string(r) + " iteration " + std::to_string(n) + "\n";
+			else if (n % 3 == 0)
+				text += "Epoch 0:  41%|#| " + std::to_string(n) + "/3000 [01:02<03:04, 1.82it/s]\n";
+			else
+				text += "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
+			if (r == 5 && n == 2500)
+				text += "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+					"RuntimeError: CUDA error: an illegal memory access was encountered\n";
+			if (r == 2 && n == 2900)
+				text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+		}
+		paths.push_back(std::string(dir) + "/rank-" + std::to_string(r) + ".out");
+		FILE *f = fopen(paths.back().c_str(), "w");
+		ck_assert(f != nullptr);
+		ck_assert_uint_eq(fwrite(text.data(), 1, text.size(), f), text.size());
+		fclose(f);
+	}
+	setenv("DENPEX_EVENT_SCAN_MIN", "0", 1); // every file event-first
+	std::string want;
+	for (const char *threads : {"1", "2", "4"}) {
+		setenv("DENPEX_THREADS", threads, 1);
+		pipeline_options po;
+		po.conf_dir = TEST_CONFDIR;
+		analysis an;
+		std::string err;
+		ck_assert_msg(an.init(po, err), "%s", err.c_str());
+		an.add_path(dir);
+		std::string got = evidence_dump(an.ev());
+		for (const auto &e : an.ev().events)
+			got += std::to_string(e.file) + " ";
+		for (const auto &sf : an.ev().sources())
+			got += "\n" + sf.path + " " + std::to_string(sf.bytes_read);
+		if (want.empty()) {
+			want = got;
+			ck_assert_uint_ge(an.ev().events.size(), 2);
+			continue;
+		}
+		ck_assert_msg(got == want, "chosen ahead on %s threads: %zu bytes of evidence, alone %zu", threads,
+			      got.size(), want.size());
+	}
+	unsetenv("DENPEX_EVENT_SCAN_MIN");
+	unsetenv("DENPEX_THREADS");
+	for (const auto &p : paths)
+		unlink(p.c_str());
+	rmdir(dir);
+}
+END_TEST
+
 // Where no thread can be started (a process limit), the reading goes on
 // on this thread alone and gives the same evidence.
 START_TEST(thread_limit_falls_back)
@@ -616,6 +678,7 @@ static Suite *suite()
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);
+	tcase_add_test(t, files_chosen_ahead_change_nothing);
 	suite_add_tcase(s, t);
 	return s;
 }

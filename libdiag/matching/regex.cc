@@ -1,5 +1,7 @@
 #include "matching/regex.hh"
 
+#include <new>
+
 namespace diag {
 
 std::optional<regex> regex::compile(std::string_view pattern, bool caseless, regex_error &err)
@@ -31,6 +33,23 @@ std::optional<regex> regex::compile(std::string_view pattern, bool caseless, reg
 		uint32_t num = (static_cast<uint32_t>(e[0]) << 8) | e[1];
 		r.rx_names.emplace_back(reinterpret_cast<const char *>(e + 2), num);
 	}
+	return r;
+}
+
+regex regex::own_copy() const
+{
+	regex r = *this;
+	if (!rx_code)
+		return r;
+	pcre2_code *code = pcre2_code_copy(rx_code.get()); // without the JIT code
+	if (!code)
+		throw std::bad_alloc();
+	r.rx_code.reset(code, code_free());
+	r.rx_md.reset(pcre2_match_data_create_from_pattern(code, nullptr), md_free());
+	if (!r.rx_md)
+		throw std::bad_alloc();
+	r.rx_jit = false;
+	r.rx_uses = 0;
 	return r;
 }
 

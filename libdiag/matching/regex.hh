@@ -21,6 +21,9 @@ struct regex_error {
 class regex {
 public:
 	static std::optional<regex> compile(std::string_view pattern, bool caseless, regex_error &err);
+	// A copy that shares nothing (its own compiled code, match data and
+	// JIT), for another thread: a plain copy shares the match data.
+	regex own_copy() const;
 
 	// Unanchored search. On a match, captures are available through group().
 	bool search(std::string_view subject);

@@ -252,6 +252,14 @@ namespace {
 constexpr uint32_t no_rule = UINT32_MAX;
 }
 
+rule_set rule_set::copy_for_thread() const
+{
+	rule_set c = *this;
+	for (rule &r : c.rs_rules)
+		r.rx = r.rx.own_copy();
+	return c;
+}
+
 void rule_set::finalize()
 {
 	rs_prefilter = literal_set();

@@ -110,6 +110,10 @@ public:
 	bool load_string(std::string_view text, const std::string &name, std::string &err);
 	// Builds the prefilter.
 	void finalize();
+	// A copy another thread may match with while this one is in use
+	// (matching changes a rule set's scratch state: generations, PCRE2
+	// match data, JIT counters).
+	rule_set copy_for_thread() const;
 	// Samples that another rule wins (a priority conflict), one line each.
 	std::vector<std::string> sample_conflicts();
 

@@ -38,11 +38,20 @@ struct event_scan_stats {
 
 // Fills out (ascending line numbers, each line once) for the regular file
 // fd of size bytes (from 1 MiB on, in two halves on two threads where the
-// CPUs allow). False when the file is not one this serves (then it
-// must be read line by line): a rule without literals, a line longer than
-// max_line, far too many fault lines, a read error.
+// CPUs allow and may_split; the choice is the same either way). False when
+// the file is not one this serves (then it must be read line by line): a
+// rule without literals, a line longer than max_line, far too many fault
+// lines, a read error.
 bool choose_lines(int fd, uint64_t size, source_kind kind, rule_set &rules, size_t max_line,
-		  std::vector<chosen_line> &out, event_scan_stats &stats);
+		  std::vector<chosen_line> &out, event_scan_stats &stats, bool may_split = true);
+
+// What choose_lines gave for one file, when it was run ahead of the
+// reading (reading/file_prefetch.hh).
+struct chosen_lines {
+	bool served = false; // choose_lines' answer
+	std::vector<chosen_line> lines;
+	event_scan_stats stats;
+};
 
 // Whether a file of this size is read event-first (small ones are cheap to
 // read line by line; DENPEX_EVENT_SCAN_MIN overrides the threshold, for

@@ -4,6 +4,7 @@
 // and tail, where a failure usually is.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,7 @@ public:
 	std::string_view peek(size_t n);
 
 private:
-	bool fill();
+	bool fill(size_t most = SIZE_MAX); // reads at most most bytes more
 
 	int lr_fd;
 	uint64_t lr_max_bytes;

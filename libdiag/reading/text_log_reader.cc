@@ -687,7 +687,8 @@ text_read_times text_read_timing()
 	return read_times;
 }
 
-bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev)
+bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev,
+		   chosen_lines *ahead)
 {
 	// A large regular file is read event-first (event_scan.hh): only the
 	// lines worth reading, chosen by a scan over whole buffers.
@@ -700,7 +701,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			file_size = static_cast<uint64_t>(st.st_size);
 			if ((lr.max_bytes() == 0 || file_size <= lr.max_bytes()) && event_scan_pays(file_size)) {
 				event_scan_stats es;
-				events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				if (ahead) {
+					events_first = ahead->served;
+					chosen = std::move(ahead->lines);
+					es = ahead->stats;
+				} else {
+					events_first = choose_lines(lr.fd(), file_size, kind, rules, lr.max_line(), chosen, es);
+				}
 				read_times.scan_s += es.scan_s;
 				read_times.tail_s += es.tail_s;
 				read_times.context_s += es.context_s;
@@ -1040,10 +1047,18 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		if (events_first) {
 			std::vector<char> buf;
 			uint64_t buf_off = 0;
-			for (const chosen_line &l : chosen) {
+			for (size_t ci = 0; ci < chosen.size(); ci++) {
+				const chosen_line &l = chosen[ci];
 				if (buf.empty() || l.off < buf_off || l.off + l.len > buf_off + buf.size()) {
-					size_t want = static_cast<size_t>(std::min<uint64_t>(
-						std::max<uint64_t>(l.len, 256 * 1024), file_size - l.off));
+					// Up to the end of the last chosen line within reach
+					// (not a whole window: a rank file's few lines lie
+					// in clusters far apart).
+					uint64_t stop = l.off + l.len;
+					for (size_t k = ci + 1; k < chosen.size() && chosen[k].off >= l.off &&
+								chosen[k].off + chosen[k].len <= l.off + 256 * 1024;
+					     k++)
+						stop = std::max<uint64_t>(stop, chosen[k].off + chosen[k].len);
+					size_t want = static_cast<size_t>(std::min<uint64_t>(stop - l.off, file_size - l.off));
 					buf.resize(want);
 					ssize_t got = 0;
 					size_t have = 0;

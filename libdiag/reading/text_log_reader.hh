@@ -10,8 +10,11 @@
 namespace diag {
 
 // Reads one text source into ev. kind picks which signatures apply
-// (job log, NCCL file or kernel log). Returns false only on a read error.
-bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev);
+// (job log, NCCL file or kernel log). ahead: the lines chosen for this very
+// file beforehand (on another thread), else null. Returns false only on a
+// read error.
+bool read_text_log(class line_reader &lr, uint32_t file, source_kind kind, rule_set &rules, evidence &ev,
+		   struct chosen_lines *ahead = nullptr);
 
 // Where the reading of text sources went, summed over the sources read so
 // far in this process (DENPEX_TIMING prints it): the forward scan for fault

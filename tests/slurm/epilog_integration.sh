@@ -117,6 +117,42 @@ if [ -n "$j_8" ] && grep -q "^job=$j_8 " "$RUNS"; then
 	d_ms=$(((t1 - t0) / 1000000))
 	echo "epilog time, failed 8-rank job $j_8: runs $runs8; slowest $ep_ms ms; denpex diagnose on its $(echo "$files8" | grep -c .) files $d_ms ms; the epilog $((ep_ms - d_ms)) ms above it (target <= 1000 ms)"
 fi
+# The job-completion record can reach slurmdbd after the epilog wrote the
+# Comment and overwrite it with the job's own comment (a real race); the
+# epilog confirms in the background, after it exited, and writes it again.
+# Emulated: the Comment set back to the job's own as soon as the verdict
+# shows (past the first look at 0.7 s on a busy machine, which a
+# confirmation inside the epilog's own time would miss).
+j_ow=$(submit overwrite --comment=own-note -- "$TRAIN exception --culprit 1")
+seen=no
+for ((i = 0; i < 600; i++)); do
+	case "$(comment_of "$j_ow")" in *denpex:*) seen=yes; break ;; esac
+	sleep 0.1
+done
+if [ $seen = yes ]; then
+	check "overwritten Comment: set back to the job's own by hand" \
+		sacctmgr -i modify job where jobid="$j_ow" set Comment=own-note
+	back=no
+	for ((i = 0; i < 300; i++)); do
+		case "$(comment_of "$j_ow")" in *"denpex: python_exception rank 1"*) back=yes; break ;; esac
+		sleep 0.1
+	done
+	check "overwritten Comment: written again by the confirmation (Comment '$(comment_of "$j_ow")')" test $back = yes
+	check "overwritten Comment: the job's own comment kept" matches "$(comment_of "$j_ow")" '^own-note; denpex: '
+	noted=no
+	for ((i = 0; i < 300; i++)); do
+		report_has "$j_ow" 'overwritten after writing .*written again' && { noted=yes; break; }
+		sleep 0.1
+	done
+	check "overwritten Comment: the report says it was written again" test $noted = yes
+	if wait_epilogs "$j_ow"; then
+		check "overwritten Comment: epilog exit 0 on every node" epilog_ok "$j_ow"
+	else
+		bad "overwritten Comment: epilogs did not finish"
+	fi
+else
+	bad "overwritten Comment: the verdict never showed (Comment '$(comment_of "$j_ow")')"
+fi
 # Verdicts as metrics: the diagnosing epilog's denpex.prom (issue 15).
 prom=$WORK/metrics/denpex.prom
 check "metrics: denpex.prom written" test -s "$prom"

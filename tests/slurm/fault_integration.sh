@@ -368,9 +368,15 @@ if want clock; then
 		report_has "${JOB[node clock +3 h]}" "clock is [0-9]* s past slurmctld's job end"
 fi
 if want valgrind; then
+	# The Comment's confirmation outlives the epilog by some ten seconds (a
+	# detached child, bounded at 40 s): the count waits for it to end.
+	for ((i = 0; i < 90; i++)); do
+		vg_procs=$(grep -l 'ERROR SUMMARY' "$VG"/*.log 2>/dev/null | wc -l)
+		vg_all=$(grep -l 'Command: .*denpex-epilog' "$VG"/*.log 2>/dev/null | wc -l)
+		[ "$vg_procs" = "$vg_all" ] && break
+		sleep 0.5
+	done
 	vg_errors=$(grep -h 'ERROR SUMMARY' "$VG"/*.log 2>/dev/null | awk '{ s += $4 } END { print s + 0 }')
-	vg_procs=$(grep -l 'ERROR SUMMARY' "$VG"/*.log 2>/dev/null | wc -l)
-	vg_all=$(grep -l 'Command: .*denpex-epilog' "$VG"/*.log 2>/dev/null | wc -l)
 	check "valgrind: memcheck (definite leaks too) over $vg_procs processes of the epilog: $vg_errors errors" \
 		sh -c "[ $vg_procs -ge 5 ] && [ $vg_errors = 0 ] && grep -q 'vrc=0' '$VG/runs.log'"
 	# A process killed on purpose (a bounded worker past its time) leaves no
