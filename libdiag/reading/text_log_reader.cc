@@ -992,6 +992,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (e.role == event_role::initiating && rules.says_handled(id.body))
 				e.handled = true;
+			if (e.role == event_role::initiating && rules.says_startup(id.body))
+				e.at_startup = true;
 			bool timeless = !ts;
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
