@@ -159,6 +159,49 @@ void resolve_agent_workers(evidence &ev)
 	}
 }
 
+// A torchrun agent's failure block names its node ("host : gpu-c07"), and
+// the agent's stream (its srun label, or the whole file where nothing
+// labels lines) carries the lines of the workers it supervises: a rank
+// seen there whose host nothing else says runs on that node. An unlabelled
+// file is one agent's only where the job shows no second node.
+void resolve_agent_stream_hosts(evidence &ev)
+{
+	std::map<std::pair<uint32_t, int>, std::set<int>> block_hosts; // (file, task) -> hosts
+	for (const auto &e : ev.events) {
+		std::string bh = e.capture("block_host");
+		if (bh.empty() || loopback_name(bh) || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		block_hosts[{e.file, e.task}].insert(ev.intern_host(bh));
+	}
+	std::set<int> rank_hosts;
+	for (const auto &r : ev.ranks.all())
+		if (r.second.host >= 0 && !loopback_name(ev.host_name(r.second.host)))
+			rank_hosts.insert(r.second.host);
+	for (const auto &s : block_hosts) {
+		if (s.second.size() != 1)
+			continue;
+		int host = *s.second.begin();
+		if (s.first.second < 0) {
+			std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+			if (nodes.size() > 1 || (nodes.size() == 1 && ev.host_name(host) != nodes[0]))
+				continue;
+			if (rank_hosts.size() > 1 || (rank_hosts.size() == 1 && *rank_hosts.begin() != host))
+				continue;
+		}
+		for (const auto &e : ev.events) {
+			if (e.file != s.first.first || e.task != s.first.second || e.rank < 0)
+				continue;
+			if (const rank_info *known = ev.ranks.by_rank(e.rank);
+			    known && known->host >= 0 && !loopback_name(ev.host_name(known->host)))
+				continue;
+			rank_info ri;
+			ri.rank = e.rank;
+			ri.host = host;
+			ev.ranks.add(ri);
+		}
+	}
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
@@ -200,6 +243,7 @@ void resolve_identities(evidence &ev)
 		}
 	}
 	resolve_agent_workers(ev);
+	resolve_agent_stream_hosts(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
