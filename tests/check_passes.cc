@@ -543,6 +543,61 @@ START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
 }
 END_TEST
 
+START_TEST(identities_ranks_in_one_agents_stream_run_on_its_node)
+{
+	// 0: one node; 1: the job has two nodes; 2: a rank is known elsewhere;
+	// 3: two nodes, but the agent's lines carry its srun label.
+	for (int variant = 0; variant < 4; variant++) {
+		fixture f;
+		if (variant == 1 || variant == 3)
+			f.ev.job.nodelist = "gpu-c[07-08]";
+		int task = variant == 3 ? 1 : -1;
+		// "  host      : gpu-c07" in the agent's failure block, for rank 0.
+		event &bh = f.add(failure_class::unknown, event_role::context, -1, 0, 40);
+		bh.captures = {{"block_host", "gpu-c07"}};
+		bh.task = task;
+		rank_info ri;
+		ri.rank = 0;
+		ri.host = f.ev.intern_host("gpu-c07");
+		f.ev.ranks.add(ri);
+		if (variant == 2) {
+			ri.rank = 3;
+			ri.host = f.ev.intern_host("gpu-c08");
+			f.ev.ranks.add(ri);
+		}
+		// "... loss nan ... rank 2": a worker's line in the same stream.
+		event &nan = f.add(failure_class::nan_inf, event_role::initiating, 2, -10, 6);
+		nan.task = task;
+		// A line of another agent (srun label 0) stays unplaced.
+		event &other = f.add(failure_class::unknown, event_role::victim, 5, -5, 7);
+		other.task = variant == 3 ? 0 : task;
+		resolve_identities(f.ev);
+		if (variant == 0 || variant == 3)
+			DIAG_CK_STR_EQ(f.ev.host_name(f.ev.events[1].host), "gpu-c07");
+		else
+			ck_assert_int_lt(f.ev.events[1].host, 0);
+		if (variant == 3)
+			ck_assert_int_lt(f.ev.events[2].host, 0);
+	}
+}
+END_TEST
+
+START_TEST(launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress)
+{
+	for (bool at_startup : {true, false}) {
+		fixture f;
+		event &e = f.add(failure_class::cuda_error, event_role::initiating, 1, 0, 30);
+		e.at_startup = at_startup; // "init.cc:1132 NCCL WARN Cuda failure ..."
+		f.ev.last_progress[writer_key(f.log, 0)] = 20; // a progress bar ran before
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (at_startup ? failure_class::launch_failure : failure_class::cuda_error));
+	}
+}
+END_TEST
+
 START_TEST(confidence_drops_when_another_rank_ties)
 {
 	fixture f;
@@ -597,6 +652,24 @@ START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
 	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
 	pass_exit_signals(cy);
 	ck_assert(g.ev.events[0].role == event_role::initiating && g.ev.events[0].cls == failure_class::host_oom);
+	// A launcher's "exited on signal N" for one rank (mpirun) is the same
+	// fact; srun's "tasks 0-3: Killed" is the step's teardown, not one kill.
+	fixture h;
+	h.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, h.kern);
+	for (int sig : {11, 9}) {
+		event &x = h.add(failure_class::unknown, event_role::context, 1, 1, 5, 0, "test.mpirun");
+		x.kind = rule_kind::task_exit;
+		x.signal = sig;
+	}
+	event &srun = h.add(failure_class::unknown, event_role::victim, -1, 2, 9, 0, "test.srun");
+	srun.kind = rule_kind::task_exit;
+	srun.signal = 9;
+	srun.captures = {{"task", "0-3"}};
+	diagnosis_context cz(h.ev, h.kn, h.clk, h.fr);
+	pass_exit_signals(cz);
+	ck_assert(h.ev.events[1].role == event_role::initiating && h.ev.events[1].cls == failure_class::segfault);
+	ck_assert(h.ev.events[2].role == event_role::initiating && h.ev.events[2].cls == failure_class::host_oom);
+	ck_assert(h.ev.events[3].role == event_role::victim);
 }
 END_TEST
 
@@ -762,6 +835,8 @@ static Suite *suite()
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
+	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);
+	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
