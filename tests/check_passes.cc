@@ -691,6 +691,17 @@ START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_fault_choice(cx);
 	ck_assert_int_eq(cx.d.borrowed_rank, 3);
+	// A fault that names neither rank nor host ("free(): invalid pointer"
+	// in an unprefixed log): the one rank of the job that crashed, if one.
+	for (int crashed = 1; crashed <= 2; crashed++) {
+		fixture g;
+		g.add(failure_class::segfault, event_role::initiating, -1, 0, 1);
+		exited(g, 3, -6, 5, 8);
+		exited(g, 1, crashed == 2 ? -11 : -15, 5, 9);
+		diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+		pass_fault_choice(cy);
+		ck_assert_int_eq(cy.d.borrowed_rank, crashed == 1 ? 3 : -1);
+	}
 }
 END_TEST
 
