@@ -302,7 +302,7 @@ START_TEST(decide_a_kill_after_the_timeouts_is_the_hang_culprit)
 }
 END_TEST
 
-START_TEST(decide_a_lone_kill_before_anything_else_reads_as_host_oom)
+START_TEST(decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause)
 {
 	fixture f;
 	sigkill(f, 3, 20);
@@ -311,7 +311,8 @@ START_TEST(decide_a_lone_kill_before_anything_else_reads_as_host_oom)
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_hang_structure(cx);
 	pass_decide(cx);
-	ck_assert(cx.d.cls == failure_class::host_oom);
+	// SIGKILL alone never says out of memory (issue 11, kind 3).
+	ck_assert(cx.d.cls == failure_class::unknown);
 	ck_assert_int_eq(cx.d.first_rank, 3);
 	DIAG_CK_STR_EQ(cx.d.confidence, "low");
 }
@@ -841,7 +842,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
-	tcase_add_test(t, decide_a_lone_kill_before_anything_else_reads_as_host_oom);
+	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
