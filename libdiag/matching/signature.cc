@@ -450,20 +450,31 @@ bool rule_set::says_startup(std::string_view body)
 	return false;
 }
 
-int rule_set::rank_in_text(std::string_view body)
+int rule_set::rank_in_text(std::string_view body, std::string *host)
 {
 	for (auto &r : rs_rules) {
 		if (r.kind != rule_kind::rank_tag || !r.rx.search(body))
 			continue;
-		for (const auto &n : r.rx.names())
-			if (n.first == "rank" && r.rx.group_set(n.second)) {
-				std::string_view v = r.rx.group(body, n.second);
+		int rank = -1;
+		std::string_view h;
+		for (const auto &n : r.rx.names()) {
+			if (!r.rx.group_set(n.second))
+				continue;
+			std::string_view v = r.rx.group(body, n.second);
+			if (n.first == "host") {
+				h = v;
+			} else if (n.first == "rank" && !v.empty() && v.size() < 8) {
 				long long x = 0;
 				for (char c : v)
 					x = x * 10 + (c - '0');
-				if (!v.empty() && v.size() < 8)
-					return static_cast<int>(x);
+				rank = static_cast<int>(x);
 			}
+		}
+		if (rank >= 0) {
+			if (host)
+				host->assign(h);
+			return rank;
+		}
 	}
 	return -1;
 }

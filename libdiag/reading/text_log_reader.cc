@@ -892,8 +892,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = -1;
 			else if (e.rank < 0)
 				e.rank = body_rank(id.body);
+			// A logger format may name the writer's host beside its rank.
+			std::string text_host;
 			if (e.rank < 0 && e.role != event_role::context)
-				e.rank = rules.rank_in_text(id.body);
+				e.rank = rules.rank_in_text(id.body, &text_host);
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
@@ -902,6 +904,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			std::string_view host = !khost.empty() ? khost : id.host;
 			if (!caps.get("host").empty())
 				host = caps.get("host");
+			else if (host.empty() && !text_host.empty())
+				host = text_host;
 			e.host = host.empty() ? host_hint : ev.intern_host(host);
 			if (ts) {
 				e.ts = *ts;
