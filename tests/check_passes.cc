@@ -496,6 +496,25 @@ START_TEST(identities_a_launcher_slot_table_numbers_ranks_through_the_hosts)
 }
 END_TEST
 
+START_TEST(identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table)
+{
+	for (bool layout : {true, false}) {
+		fixture f;
+		if (layout) {
+			event &l = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+			l.captures = {{"slot_layout", "{'gpu-m03': [0, 1, 2, 3], 'gpu-m04': [0, 1, 2, 3]}"}};
+		}
+		// "gpu-m04: gpu-m04:4411:4502 [3] NCCL WARN NET/IB : Got completion ..."
+		event &ib = f.add(failure_class::network, event_role::initiating, -1, 5, 9);
+		ib.host = f.ev.intern_host("gpu-m04");
+		ib.pid = 4411;
+		ib.cuda_dev = 3;
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events.back().rank, layout ? 7 : -1);
+	}
+}
+END_TEST
+
 START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 {
 	fixture f;
@@ -856,6 +875,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
 	tcase_add_test(t, identities_a_launcher_slot_table_numbers_ranks_through_the_hosts);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
+	tcase_add_test(t, identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);

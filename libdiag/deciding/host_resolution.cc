@@ -39,8 +39,9 @@ namespace {
 // Its table of the GPU slots of each host instead (DeepSpeed's "WORLD INFO
 // DICT", in node order): global ranks are numbered through the hosts in
 // that order.
-void apply_rank_layouts(evidence &ev)
+bool apply_rank_layouts(evidence &ev)
 {
+	bool applied = false;
 	for (size_t i = 0; i < ev.events.size(); i++) {
 		std::string text = ev.events[i].capture("rank_layout");
 		bool slots = text.empty();
@@ -64,9 +65,11 @@ void apply_rank_layouts(evidence &ev)
 				if (const rank_info *known = ev.ranks.by_rank(ri.rank); !known || known->host < 0)
 					ri.host = host;
 				ev.ranks.add(ri);
+				applied = true;
 			}
 		}
 	}
+	return applied;
 }
 
 std::vector<std::string> expand_nodelist(const std::string &list);
@@ -210,7 +213,7 @@ void resolve_identities(evidence &ev)
 	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
 	ev.tasks_are_ranks = tasks_are_ranks;
 	apply_plugin_records(ev);
-	apply_rank_layouts(ev);
+	bool launcher_layout = apply_rank_layouts(ev);
 	// srun's "node: tasks 16-23: Aborted" says where those tasks ran; with
 	// srun starting every rank, where those ranks ran (gaps only).
 	if (tasks_are_ranks)
@@ -249,6 +252,11 @@ void resolve_identities(evidence &ev)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
 		if (e.rank < 0 && e.host >= 0 && e.local_rank >= 0)
 			e.rank = ev.ranks.rank_of_local(e.host, e.local_rank);
+		// A launcher that lays ranks out over the GPU slots of each host
+		// (DeepSpeed's tables) gives every worker all of them and device
+		// local_rank: the device an NCCL line names is its local rank.
+		if (e.rank < 0 && e.host >= 0 && e.cuda_dev >= 0 && launcher_layout)
+			e.rank = ev.ranks.rank_of_local(e.host, e.cuda_dev);
 		// A line without a host, in a job that shows one host only (the
 		// launcher's mapping lists one): the local rank is on that host.
 		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && ev.host_count() <= 1)

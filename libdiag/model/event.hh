@@ -27,6 +27,7 @@ struct event {
 	int task = -1;        // srun label (resolved to a rank later when labels are ranks)
 	int local_rank = -1;
 	int pid = -1;
+	int cuda_dev = -1;    // the CUDA device an NCCL prefix names ("[3]")
 	int host = -1;        // interned host id
 	uint32_t file = 0;    // source index
 	uint64_t line = 0;    // 1-based line number

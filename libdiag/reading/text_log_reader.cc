@@ -901,6 +901,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.local_rank = id.local_rank;
 			if (e.pid < 0 && id.pid >= 0)
 				e.pid = id.pid;
+			e.cuda_dev = id.cuda_dev;
 			std::string_view host = !khost.empty() ? khost : id.host;
 			if (!caps.get("host").empty())
 				host = caps.get("host");
