@@ -11,8 +11,10 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/gloo.yaml \
 	%reldir%/signatures/gpu.yaml \
 	%reldir%/signatures/handled.yaml \
+	%reldir%/signatures/horovod.yaml \
 	%reldir%/signatures/launch.yaml \
 	%reldir%/signatures/memory.yaml \
+	%reldir%/signatures/mpi.yaml \
 	%reldir%/signatures/native.yaml \
 	%reldir%/signatures/nccl.yaml \
 	%reldir%/signatures/numeric.yaml \

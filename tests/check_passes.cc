@@ -302,7 +302,7 @@ START_TEST(decide_a_kill_after_the_timeouts_is_the_hang_culprit)
 }
 END_TEST
 
-START_TEST(decide_a_lone_kill_before_anything_else_reads_as_host_oom)
+START_TEST(decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause)
 {
 	fixture f;
 	sigkill(f, 3, 20);
@@ -311,7 +311,8 @@ START_TEST(decide_a_lone_kill_before_anything_else_reads_as_host_oom)
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_hang_structure(cx);
 	pass_decide(cx);
-	ck_assert(cx.d.cls == failure_class::host_oom);
+	// SIGKILL alone never says out of memory (issue 11, kind 3).
+	ck_assert(cx.d.cls == failure_class::unknown);
 	ck_assert_int_eq(cx.d.first_rank, 3);
 	DIAG_CK_STR_EQ(cx.d.confidence, "low");
 }
@@ -495,6 +496,25 @@ START_TEST(identities_a_launcher_slot_table_numbers_ranks_through_the_hosts)
 }
 END_TEST
 
+START_TEST(identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table)
+{
+	for (bool layout : {true, false}) {
+		fixture f;
+		if (layout) {
+			event &l = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+			l.captures = {{"slot_layout", "{'gpu-m03': [0, 1, 2, 3], 'gpu-m04': [0, 1, 2, 3]}"}};
+		}
+		// "gpu-m04: gpu-m04:4411:4502 [3] NCCL WARN NET/IB : Got completion ..."
+		event &ib = f.add(failure_class::network, event_role::initiating, -1, 5, 9);
+		ib.host = f.ev.intern_host("gpu-m04");
+		ib.pid = 4411;
+		ib.cuda_dev = 3;
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events.back().rank, layout ? 7 : -1);
+	}
+}
+END_TEST
+
 START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 {
 	fixture f;
@@ -539,6 +559,61 @@ START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
 		crash.local_rank = 3;
 		resolve_identities(f.ev);
 		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 3 : -1);
+	}
+}
+END_TEST
+
+START_TEST(identities_ranks_in_one_agents_stream_run_on_its_node)
+{
+	// 0: one node; 1: the job has two nodes; 2: a rank is known elsewhere;
+	// 3: two nodes, but the agent's lines carry its srun label.
+	for (int variant = 0; variant < 4; variant++) {
+		fixture f;
+		if (variant == 1 || variant == 3)
+			f.ev.job.nodelist = "gpu-c[07-08]";
+		int task = variant == 3 ? 1 : -1;
+		// "  host      : gpu-c07" in the agent's failure block, for rank 0.
+		event &bh = f.add(failure_class::unknown, event_role::context, -1, 0, 40);
+		bh.captures = {{"block_host", "gpu-c07"}};
+		bh.task = task;
+		rank_info ri;
+		ri.rank = 0;
+		ri.host = f.ev.intern_host("gpu-c07");
+		f.ev.ranks.add(ri);
+		if (variant == 2) {
+			ri.rank = 3;
+			ri.host = f.ev.intern_host("gpu-c08");
+			f.ev.ranks.add(ri);
+		}
+		// "... loss nan ... rank 2": a worker's line in the same stream.
+		event &nan = f.add(failure_class::nan_inf, event_role::initiating, 2, -10, 6);
+		nan.task = task;
+		// A line of another agent (srun label 0) stays unplaced.
+		event &other = f.add(failure_class::unknown, event_role::victim, 5, -5, 7);
+		other.task = variant == 3 ? 0 : task;
+		resolve_identities(f.ev);
+		if (variant == 0 || variant == 3)
+			DIAG_CK_STR_EQ(f.ev.host_name(f.ev.events[1].host), "gpu-c07");
+		else
+			ck_assert_int_lt(f.ev.events[1].host, 0);
+		if (variant == 3)
+			ck_assert_int_lt(f.ev.events[2].host, 0);
+	}
+}
+END_TEST
+
+START_TEST(launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress)
+{
+	for (bool at_startup : {true, false}) {
+		fixture f;
+		event &e = f.add(failure_class::cuda_error, event_role::initiating, 1, 0, 30);
+		e.at_startup = at_startup; // "init.cc:1132 NCCL WARN Cuda failure ..."
+		f.ev.last_progress[writer_key(f.log, 0)] = 20; // a progress bar ran before
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (at_startup ? failure_class::launch_failure : failure_class::cuda_error));
 	}
 }
 END_TEST
@@ -597,6 +672,24 @@ START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
 	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
 	pass_exit_signals(cy);
 	ck_assert(g.ev.events[0].role == event_role::initiating && g.ev.events[0].cls == failure_class::host_oom);
+	// A launcher's "exited on signal N" for one rank (mpirun) is the same
+	// fact; srun's "tasks 0-3: Killed" is the step's teardown, not one kill.
+	fixture h;
+	h.add(failure_class::host_oom, event_role::initiating, -1, 0, 1, h.kern);
+	for (int sig : {11, 9}) {
+		event &x = h.add(failure_class::unknown, event_role::context, 1, 1, 5, 0, "test.mpirun");
+		x.kind = rule_kind::task_exit;
+		x.signal = sig;
+	}
+	event &srun = h.add(failure_class::unknown, event_role::victim, -1, 2, 9, 0, "test.srun");
+	srun.kind = rule_kind::task_exit;
+	srun.signal = 9;
+	srun.captures = {{"task", "0-3"}};
+	diagnosis_context cz(h.ev, h.kn, h.clk, h.fr);
+	pass_exit_signals(cz);
+	ck_assert(h.ev.events[1].role == event_role::initiating && h.ev.events[1].cls == failure_class::segfault);
+	ck_assert(h.ev.events[2].role == event_role::initiating && h.ev.events[2].cls == failure_class::host_oom);
+	ck_assert(h.ev.events[3].role == event_role::victim);
 }
 END_TEST
 
@@ -618,6 +711,17 @@ START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_fault_choice(cx);
 	ck_assert_int_eq(cx.d.borrowed_rank, 3);
+	// A fault that names neither rank nor host ("free(): invalid pointer"
+	// in an unprefixed log): the one rank of the job that crashed, if one.
+	for (int crashed = 1; crashed <= 2; crashed++) {
+		fixture g;
+		g.add(failure_class::segfault, event_role::initiating, -1, 0, 1);
+		exited(g, 3, -6, 5, 8);
+		exited(g, 1, crashed == 2 ? -11 : -15, 5, 9);
+		diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+		pass_fault_choice(cy);
+		ck_assert_int_eq(cy.d.borrowed_rank, crashed == 1 ? 3 : -1);
+	}
 }
 END_TEST
 
@@ -757,11 +861,13 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
-	tcase_add_test(t, decide_a_lone_kill_before_anything_else_reads_as_host_oom);
+	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
+	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);
+	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
@@ -769,6 +875,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
 	tcase_add_test(t, identities_a_launcher_slot_table_numbers_ranks_through_the_hosts);
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
+	tcase_add_test(t, identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);

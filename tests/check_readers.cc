@@ -184,6 +184,17 @@ START_TEST(prefix_styles)
 	// "[Rank 3] Watchdog ..." stays in the body for the signatures.
 	id = parse_prefix("[Rank 3] Watchdog caught collective operation timeout");
 	ck_assert_int_eq(id.rank, -1);
+	// Open MPI's --tag-output: job id, then the rank; an NCCL prefix may follow.
+	id = parse_prefix("[1,5]<stderr>:torch.cuda.OutOfMemoryError: CUDA out of memory.");
+	ck_assert_int_eq(id.rank, 5);
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.cuda.OutOfMemoryError: CUDA out of memory.");
+	id = parse_prefix("[1,12]<stdout>:gpu-h02:31501:31678 [1] NCCL INFO x");
+	ck_assert_int_eq(id.rank, 12);
+	ck_assert(id.nccl);
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-h02");
+	// A bracketed pair that is no tag stays in the body.
+	id = parse_prefix("[1,5] loss 2.3");
+	ck_assert_int_eq(id.rank, -1);
 }
 END_TEST
 

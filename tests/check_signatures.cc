@@ -376,6 +376,45 @@ START_TEST(shipped_rules_load_and_cover_every_class)
 }
 END_TEST
 
+START_TEST(startup_rules_say_more_about_a_line_another_rule_matched)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	const char *init = "init.cc:1132 NCCL WARN Cuda failure 'initialization error'";
+	capture_list caps;
+	const rule *r = rs.match(init, src_nccl, caps);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r->kind != rule_kind::startup); // the fault's own rule
+	ck_assert(rs.says_startup(init));
+	ck_assert(!rs.says_startup("enqueue.cc:1556 NCCL WARN Cuda failure 'invalid argument'"));
+	// A line that only names the init code is no event.
+	ck_assert_ptr_null(rs.match("init.cc:512 nothing else here", src_nccl, caps));
+}
+END_TEST
+
+START_TEST(rank_tags_read_the_host_a_logger_format_names_beside_the_rank)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	std::string host;
+	ck_assert_int_eq(rs.rank_in_text("2026-01-22 15:51:02,891 - gpu-a16 - Rank 59 - ERROR - CUDA error", &host), 59);
+	DIAG_CK_STR_EQ(host, "gpu-a16");
+	ck_assert_int_eq(rs.rank_in_text("[2026-05-19 10:02:29,701][gpu-h03][rank 6][ERROR] step failed", &host), 6);
+	DIAG_CK_STR_EQ(host, "gpu-h03");
+	// No host field, or a field that is a device, not a host.
+	ck_assert_int_eq(rs.rank_in_text("2026-05-19 10:02:29,701 - Rank 3 - INFO - step 12", &host), 3);
+	ck_assert(host.empty());
+	ck_assert_int_eq(rs.rank_in_text("2026-05-19 10:02:29,701 - GPU0 - Rank 3 - INFO - step 12", &host), 3);
+	ck_assert(host.empty());
+	ck_assert_int_eq(rs.rank_in_text("[cuda:1] [rank 2] loss nan", &host), 2);
+	ck_assert(host.empty());
+}
+END_TEST
+
 namespace {
 
 // A configuration directory like an installed one: the shipped rules and
@@ -542,6 +581,8 @@ static Suite *suite()
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);
 	tcase_add_test(t, shipped_rules_load_and_cover_every_class);
+	tcase_add_test(t, startup_rules_say_more_about_a_line_another_rule_matched);
+	tcase_add_test(t, rank_tags_read_the_host_a_logger_format_names_beside_the_rank);
 	tcase_add_test(t, site_layer_adds_and_replaces_rules);
 	tcase_add_test(t, site_rule_reaches_the_verdict);
 	tcase_add_test(t, site_layer_refusals);

@@ -119,9 +119,11 @@ void without_initiator(diagnosis_context &cx)
 	const evidence &ev = cx.ev;
 	const hang_view &hv = cx.hv;
 	if (std::vector<int> killed = sigkilled_ranks(ev); killed.size() == 1) {
-		// One process SIGKILLed and nothing else to say: the OOM killer's
-		// signature, though its own line was not among the logs (the
+		// One process SIGKILLed and nothing else to say: it went first (the
 		// others then wait for it in a collective: it is why they hang).
+		// SIGKILL says killed, not why: out of memory only where the
+		// kernel's OOM killer says so (the exits pass), never from the
+		// signal alone.
 		d.first_rank = killed[0];
 		for (const auto &e : ev.events)
 			if (!e.dropped && e.kind == rule_kind::task_exit && e.signal == 9 &&
@@ -140,8 +142,10 @@ void without_initiator(diagnosis_context &cx)
 			d.confidence = "medium";
 			d.notes.push_back("a SIGKILL alone does not say out of memory: it came after the others had timed out");
 		} else {
-			d.cls = failure_class::host_oom;
-			d.notes.push_back("only a SIGKILL says so: no OOM killer line was among the logs");
+			d.cls = failure_class::unknown;
+			d.notes.push_back("rank " + std::to_string(d.first_rank) +
+					  " was SIGKILLed and nothing says why: no OOM killer line was among the logs "
+					  "(the node's kernel log would say whether it ran out of memory)");
 		}
 		return;
 	}

@@ -120,12 +120,13 @@ std::vector<int> sigkilled_ranks(const evidence &ev)
 }
 
 // A launcher's "exitcode: -N" (torchrun, DeepSpeed's "return code = -N",
-// any task_exit rule's capture) is death by signal N, whichever launcher
-// said it: the class is the signal's. A crash signal (SIGSEGV, SIGBUS,
-// SIGILL, SIGFPE) is a native crash of that worker; SIGKILL is the OOM
-// killer's only where the kernel says it killed for memory, else a kill
-// like any other (context); SIGABRT and SIGTERM stay what the rules say
-// (an abort after NCCL's, the launcher's teardown: victims).
+// any task_exit rule's capture) or "exited on signal N" (mpirun) is death
+// by signal N, whichever launcher said it: the class is the signal's. A
+// crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is a native crash of that
+// worker; SIGKILL is the OOM killer's only where the kernel says it killed
+// for memory, else a kill like any other (context); SIGABRT and SIGTERM
+// stay what the rules say (an abort after NCCL's, the launcher's teardown:
+// victims).
 bool stop_signal(int sig)
 {
 	return sig == SIGHUP || sig == SIGINT || sig == SIGKILL || sig == SIGTERM;
@@ -144,8 +145,13 @@ void pass_exit_signals(diagnosis_context &cx)
 		    e.kind != rule_kind::task_exit)
 			kernel_oom_kill = true;
 	for (auto &e : cx.ev.events) {
-		if (e.dropped || e.kind != rule_kind::task_exit || e.role == event_role::initiating || e.signal <= 0 ||
-		    e.exitcode == INT32_MIN || e.exitcode >= 0)
+		if (e.dropped || e.kind != rule_kind::task_exit || e.role == event_role::initiating || e.signal <= 0)
+			continue;
+		// The signal of one process: a negative exit code, or a launcher's
+		// "exited on signal N" for one rank (mpirun). srun's "tasks 0-3:
+		// Killed" is the step's teardown, read by its own rules.
+		bool one_process = e.exitcode != INT32_MIN ? e.exitcode < 0 : e.capture("task").empty();
+		if (!one_process)
 			continue;
 		if (crash_signal(e.signal)) {
 			e.role = event_role::initiating;

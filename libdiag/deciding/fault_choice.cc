@@ -55,17 +55,17 @@ bool in_ties(const std::vector<candidate> &ties, const event *e)
 
 // The one rank on a host whose process ended by a signal of its own (an
 // abort, a crash: not a launcher's SIGTERM/SIGKILL/SIGINT): where a fault
-// of that host that names no rank struck. -1 when none or several.
+// of that host that names no rank struck. A fault that names no host
+// either (glibc's "free(): invalid pointer", unprefixed) looks at the
+// whole job. -1 when none or several.
 int sole_crashed_rank_on(const evidence &ev, int host)
 {
-	if (host < 0)
-		return -1;
 	std::set<int> ranks;
 	for (const auto &x : rank_exit_signals(ev)) {
 		if (x.second <= 0 || stop_signal(x.second))
 			continue;
 		const rank_info *ri = ev.ranks.by_rank(x.first);
-		if (ri && ri->host == host)
+		if (host < 0 || (ri && ri->host == host))
 			ranks.insert(x.first);
 	}
 	return ranks.size() == 1 ? *ranks.begin() : -1;

@@ -39,8 +39,9 @@ namespace {
 // Its table of the GPU slots of each host instead (DeepSpeed's "WORLD INFO
 // DICT", in node order): global ranks are numbered through the hosts in
 // that order.
-void apply_rank_layouts(evidence &ev)
+bool apply_rank_layouts(evidence &ev)
 {
+	bool applied = false;
 	for (size_t i = 0; i < ev.events.size(); i++) {
 		std::string text = ev.events[i].capture("rank_layout");
 		bool slots = text.empty();
@@ -64,9 +65,11 @@ void apply_rank_layouts(evidence &ev)
 				if (const rank_info *known = ev.ranks.by_rank(ri.rank); !known || known->host < 0)
 					ri.host = host;
 				ev.ranks.add(ri);
+				applied = true;
 			}
 		}
 	}
+	return applied;
 }
 
 std::vector<std::string> expand_nodelist(const std::string &list);
@@ -159,6 +162,49 @@ void resolve_agent_workers(evidence &ev)
 	}
 }
 
+// A torchrun agent's failure block names its node ("host : gpu-c07"), and
+// the agent's stream (its srun label, or the whole file where nothing
+// labels lines) carries the lines of the workers it supervises: a rank
+// seen there whose host nothing else says runs on that node. An unlabelled
+// file is one agent's only where the job shows no second node.
+void resolve_agent_stream_hosts(evidence &ev)
+{
+	std::map<std::pair<uint32_t, int>, std::set<int>> block_hosts; // (file, task) -> hosts
+	for (const auto &e : ev.events) {
+		std::string bh = e.capture("block_host");
+		if (bh.empty() || loopback_name(bh) || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		block_hosts[{e.file, e.task}].insert(ev.intern_host(bh));
+	}
+	std::set<int> rank_hosts;
+	for (const auto &r : ev.ranks.all())
+		if (r.second.host >= 0 && !loopback_name(ev.host_name(r.second.host)))
+			rank_hosts.insert(r.second.host);
+	for (const auto &s : block_hosts) {
+		if (s.second.size() != 1)
+			continue;
+		int host = *s.second.begin();
+		if (s.first.second < 0) {
+			std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+			if (nodes.size() > 1 || (nodes.size() == 1 && ev.host_name(host) != nodes[0]))
+				continue;
+			if (rank_hosts.size() > 1 || (rank_hosts.size() == 1 && *rank_hosts.begin() != host))
+				continue;
+		}
+		for (const auto &e : ev.events) {
+			if (e.file != s.first.first || e.task != s.first.second || e.rank < 0)
+				continue;
+			if (const rank_info *known = ev.ranks.by_rank(e.rank);
+			    known && known->host >= 0 && !loopback_name(ev.host_name(known->host)))
+				continue;
+			rank_info ri;
+			ri.rank = e.rank;
+			ri.host = host;
+			ev.ranks.add(ri);
+		}
+	}
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
@@ -167,7 +213,7 @@ void resolve_identities(evidence &ev)
 	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
 	ev.tasks_are_ranks = tasks_are_ranks;
 	apply_plugin_records(ev);
-	apply_rank_layouts(ev);
+	bool launcher_layout = apply_rank_layouts(ev);
 	// srun's "node: tasks 16-23: Aborted" says where those tasks ran; with
 	// srun starting every rank, where those ranks ran (gaps only).
 	if (tasks_are_ranks)
@@ -200,11 +246,17 @@ void resolve_identities(evidence &ev)
 		}
 	}
 	resolve_agent_workers(ev);
+	resolve_agent_stream_hosts(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
 		if (e.rank < 0 && e.host >= 0 && e.local_rank >= 0)
 			e.rank = ev.ranks.rank_of_local(e.host, e.local_rank);
+		// A launcher that lays ranks out over the GPU slots of each host
+		// (DeepSpeed's tables) gives every worker all of them and device
+		// local_rank: the device an NCCL line names is its local rank.
+		if (e.rank < 0 && e.host >= 0 && e.cuda_dev >= 0 && launcher_layout)
+			e.rank = ev.ranks.rank_of_local(e.host, e.cuda_dev);
 		// A line without a host, in a job that shows one host only (the
 		// launcher's mapping lists one): the local rank is on that host.
 		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && ev.host_count() <= 1)

@@ -15,12 +15,11 @@ namespace {
 
 bool during_startup(const evidence &ev, const event &e)
 {
-	// NCCL saying it failed in its init code is an init failure whatever
-	// ran before (a progress bar of checkpoint loading, a new communicator).
-	if (e.cls != failure_class::network)
-		for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
-			if (e.text.find(where) != std::string::npos)
-				return true;
+	// NCCL saying it failed in its init code (a startup rule, nccl.yaml) is
+	// an init failure whatever ran before (a progress bar of checkpoint
+	// loading, a new communicator).
+	if (e.cls != failure_class::network && e.at_startup)
+		return true;
 	if (!ev.last_progress.empty())
 		return false;
 	for (const auto &x : ev.events)
@@ -30,9 +29,8 @@ bool during_startup(const evidence &ev, const event &e)
 	// 129") means the link carried traffic: a data-path fault, not init.
 	if (e.cls == failure_class::network)
 		return e.capture("status").empty();
-	for (const char *where : {"init.cc:", "bootstrap.cc:", "ncclCommInitRank"})
-		if (e.text.find(where) != std::string::npos)
-			return true;
+	if (e.at_startup)
+		return true;
 	if (e.rank < 0)
 		return false;
 	bool others = false;

@@ -22,6 +22,7 @@ constexpr kind_name kind_names[] = {
 	{"progress", rule_kind::progress}, {"xid", rule_kind::xid},
 	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
 	{"handled", rule_kind::handled},   {"rank_tag", rule_kind::rank_tag},
+	{"startup", rule_kind::startup},
 };
 
 std::string where(const std::string &path, int line)
@@ -287,12 +288,12 @@ void rule_set::finalize()
 	}
 	rs_prefilter.build();
 	// Progress lines are most of a log and only each writer's last one
-	// matters (it is found from the tail); rank_tag rules only name the
-	// rank of a line another rule matched.
+	// matters (it is found from the tail); rank_tag and startup rules only
+	// say more about a line another rule matched.
 	std::vector<std::string> fault_literals;
 	std::set<std::string> fault_seen;
 	for (const auto &r : rs_rules)
-		if (r.kind != rule_kind::progress && r.kind != rule_kind::rank_tag)
+		if (r.kind != rule_kind::progress && r.kind != rule_kind::rank_tag && r.kind != rule_kind::startup)
 			for (const auto &l : r.literals)
 				if (!l.empty() && fault_seen.insert(l).second)
 					fault_literals.push_back(l);
@@ -305,6 +306,8 @@ std::vector<std::string> rule_set::sample_conflicts()
 {
 	std::vector<std::string> warnings;
 	for (const auto &r : rs_rules) {
+		if (r.kind == rule_kind::startup)
+			continue; // read beside the rule that wins its lines, by design
 		for (const auto &s : r.samples) {
 			capture_list caps;
 			const rule *w = match(s, r.sources, caps);
@@ -402,7 +405,8 @@ const rule *rule_set::confirm(std::string_view body, unsigned source, capture_li
 		});
 	for (uint32_t ri : rs_candidates) {
 		rule &r = rs_rules[ri];
-		if (!(r.sources & source))
+		// A startup rule is read beside the line's own rule (says_startup).
+		if (!(r.sources & source) || r.kind == rule_kind::startup)
 			continue;
 		if (!r.rx.search(body))
 			continue;
@@ -446,20 +450,39 @@ bool rule_set::says_handled(std::string_view body)
 	return false;
 }
 
-int rule_set::rank_in_text(std::string_view body)
+bool rule_set::says_startup(std::string_view body)
+{
+	for (auto &r : rs_rules)
+		if (r.kind == rule_kind::startup && r.rx.search(body))
+			return true;
+	return false;
+}
+
+int rule_set::rank_in_text(std::string_view body, std::string *host)
 {
 	for (auto &r : rs_rules) {
 		if (r.kind != rule_kind::rank_tag || !r.rx.search(body))
 			continue;
-		for (const auto &n : r.rx.names())
-			if (n.first == "rank" && r.rx.group_set(n.second)) {
-				std::string_view v = r.rx.group(body, n.second);
+		int rank = -1;
+		std::string_view h;
+		for (const auto &n : r.rx.names()) {
+			if (!r.rx.group_set(n.second))
+				continue;
+			std::string_view v = r.rx.group(body, n.second);
+			if (n.first == "host") {
+				h = v;
+			} else if (n.first == "rank" && !v.empty() && v.size() < 8) {
 				long long x = 0;
 				for (char c : v)
 					x = x * 10 + (c - '0');
-				if (!v.empty() && v.size() < 8)
-					return static_cast<int>(x);
+				rank = static_cast<int>(x);
 			}
+		}
+		if (rank >= 0) {
+			if (host)
+				host->assign(h);
+			return rank;
+		}
 	}
 	return -1;
 }

@@ -29,6 +29,7 @@ enum class rule_kind {
 	boot_time,
 	handled,
 	rank_tag, // names the writer's rank inside the text (a logger format)
+	startup,  // names code that runs only while the job starts (NCCL's init.cc)
 };
 
 // Which readers a rule applies to.
@@ -123,8 +124,12 @@ public:
 	// body too: a fault line that says it was dealt with.
 	bool says_handled(std::string_view body);
 	// The rank a rule of kind rank_tag reads in the body ("[rank 2] ...",
-	// "rank 2: ..."), -1 if none does.
-	int rank_in_text(std::string_view body);
+	// "rank 2: ..."), -1 if none does; with host, the host that rule reads
+	// beside it (a logger format's hostname field), empty if none.
+	int rank_in_text(std::string_view body, std::string *host = nullptr);
+	// Whether a rule of kind startup matches the body: the line names code
+	// that runs only while the job starts (NCCL's init.cc, bootstrap.cc).
+	bool says_startup(std::string_view body);
 
 	// One scan of a raw line for every literal and marker.
 	void scan_line(std::string_view raw, line_hits &h) const;

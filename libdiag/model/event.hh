@@ -27,6 +27,7 @@ struct event {
 	int task = -1;        // srun label (resolved to a rank later when labels are ranks)
 	int local_rank = -1;
 	int pid = -1;
+	int cuda_dev = -1;    // the CUDA device an NCCL prefix names ("[3]")
 	int host = -1;        // interned host id
 	uint32_t file = 0;    // source index
 	uint64_t line = 0;    // 1-based line number
@@ -49,6 +50,7 @@ struct event {
 	std::string why_not; // why relevance set it aside (survived, before the job), for the notes
 	bool decoy = false;  // caught and carried on: not a root
 	bool handled = false; // the line, or the next on its writer, says it was dealt with (retry, skip, recover)
+	bool at_startup = false; // the line names code that runs only while the job starts (a startup rule)
 	bool dropped = false;
 
 	std::string capture(const std::string &name) const

@@ -131,6 +131,44 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 	return true;
 }
 
+// Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
+// MPI_COMM_WORLD: the global rank of Horovod and other MPI launches).
+bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
+{
+	size_t i = 1;
+	auto digits = [&]() {
+		size_t start = i;
+		while (i < s.size() && is_digit(s[i]) && i - start < 9)
+			i++;
+		return i > start;
+	};
+	if (s.empty() || s[0] != '[' || !digits() || i >= s.size() || s[i] != ',')
+		return false;
+	i++;
+	size_t rank_at = i;
+	if (!digits() || i >= s.size() || s[i] != ']')
+		return false;
+	long long v;
+	if (!parse_uint(s.substr(rank_at, i - rank_at), v))
+		return false;
+	i++;
+	if (i < s.size() && s[i] == '<') {
+		size_t close = s.find(">:", i);
+		if (close == std::string_view::npos || close - i > 8)
+			return false;
+		i = close + 2;
+	} else if (i < s.size() && s[i] == ':') {
+		i++;
+	} else {
+		return false;
+	}
+	if (i < s.size() && s[i] == ' ')
+		i++;
+	len = i;
+	rank = static_cast<int>(v);
+	return true;
+}
+
 } // namespace
 
 line_identity parse_prefix(std::string_view line)
@@ -168,6 +206,11 @@ line_identity parse_prefix(std::string_view line)
 				s = s.substr(len);
 				if (s.size() >= 3 && s.substr(0, 3) == " ||")
 					s = s.substr(3);
+				continue;
+			}
+			if (id.rank < 0 && mpi_output_tag(s, len, num)) {
+				id.rank = num;
+				s = s.substr(len);
 				continue;
 			}
 			if (bracket_number(s, "default", len, num)) {

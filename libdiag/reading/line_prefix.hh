@@ -1,5 +1,6 @@
 // Who wrote a line: the prefixes launchers put in front of each rank's
-// output. Only `[rankR]`, `[RANK R]` and `[rank=R]` name a global rank;
+// output. Only `[rankR]`, `[RANK R]`, `[rank=R]` and Open MPI's
+// `[J,R]<stderr>:` name a global rank;
 // srun's `R: ` is a Slurm task id, torchrun's `[defaultR]:` a local rank and
 // NCCL's `[R]` a CUDA device.
 #pragma once

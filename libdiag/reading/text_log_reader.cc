@@ -899,16 +899,21 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = -1;
 			else if (e.rank < 0)
 				e.rank = body_rank(id.body);
+			// A logger format may name the writer's host beside its rank.
+			std::string text_host;
 			if (e.rank < 0 && e.role != event_role::context)
-				e.rank = rules.rank_in_text(id.body);
+				e.rank = rules.rank_in_text(id.body, &text_host);
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
 			if (e.pid < 0 && id.pid >= 0)
 				e.pid = id.pid;
+			e.cuda_dev = id.cuda_dev;
 			std::string_view host = !khost.empty() ? khost : id.host;
 			if (!caps.get("host").empty())
 				host = caps.get("host");
+			else if (host.empty() && !text_host.empty())
+				host = text_host;
 			e.host = host.empty() ? host_hint : ev.intern_host(host);
 			if (ts) {
 				e.ts = *ts;
@@ -999,6 +1004,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (e.role == event_role::initiating && rules.says_handled(id.body))
 				e.handled = true;
+			if (e.role == event_role::initiating && rules.says_startup(id.body))
+				e.at_startup = true;
 			bool timeless = !ts;
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
