@@ -738,6 +738,59 @@ START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
 }
 END_TEST
 
+// Hang structure beyond the watchdogs' own words: the steps ranks logged.
+
+static void step_at(fixture &f, int rank, long long step, const rule *r)
+{
+	f.ev.rank_steps.push_back(rank_step_mark{f.log, rank, false, step, 1000 + static_cast<uint64_t>(rank), r});
+}
+
+START_TEST(hang_structure_the_rank_behind_in_steps_stopped)
+{
+	for (int ahead = 0; ahead < 2; ahead++) {
+		fixture f;
+		rule progress;
+		for (int r = 0; r < 8; r++) {
+			if (r != 5)
+				watchdog(f, r, 511, "ALLREDUCE", "1024");
+			step_at(f, r, r == 5 ? (ahead ? 1205 : 1203) : 1204, &progress);
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (ahead) {
+			ck_assert(cx.hv.suspects.empty()); // ahead of the others is no sign of stopping
+			continue;
+		}
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], 5);
+		ck_assert(cx.hv.why.find("1203") != std::string::npos);
+	}
+}
+END_TEST
+
+START_TEST(hang_structure_steps_of_other_kinds_of_line_do_not_compare)
+{
+	fixture f;
+	rule a, b;
+	for (int r = 0; r < 6; r++)
+		watchdog(f, r, 511, "ALLREDUCE", "1024");
+	for (int r = 0; r < 2; r++)
+		step_at(f, r, 1204, &a);
+	step_at(f, 2, 77, &b); // an epoch's batch counter, not the step
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert(cx.hv.suspects.empty());
+}
+END_TEST
+
+static void add_hang_tests(Suite *s)
+{
+	TCase *t = tcase_create("hang");
+	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
+	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
+	suite_add_tcase(s, t);
+}
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -779,6 +832,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
+	add_hang_tests(s);
 	return s;
 }
 
