@@ -783,11 +783,76 @@ START_TEST(hang_structure_steps_of_other_kinds_of_line_do_not_compare)
 }
 END_TEST
 
+// Host resolution from the job's node list where no line placed the rank.
+
+static void place(fixture &f, int rank, const char *host)
+{
+	rank_info ri;
+	ri.rank = rank;
+	ri.host = f.ev.intern_host(host);
+	f.ev.ranks.add(ri);
+}
+
+static std::string host_resolved(fixture &f, int first_rank)
+{
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::collective_hang;
+	cx.d.first_rank = first_rank;
+	pass_host_resolution(cx);
+	return cx.d.first_host < 0 ? std::string("-") : f.ev.host_name(cx.d.first_host);
+}
+
+START_TEST(host_resolution_places_a_rank_by_the_jobs_nodes)
+{
+	{
+		fixture f; // one node: every rank ran there
+		f.ev.job.nodelist = "gpu07";
+		f.ev.ranks.note_world_size(8);
+		DIAG_CK_STR_EQ(host_resolved(f, 5), "gpu07");
+	}
+	{
+		fixture f; // the one node with room left
+		f.ev.job.nodelist = "n[1-2]";
+		f.ev.ranks.note_world_size(4);
+		place(f, 0, "n2");
+		place(f, 1, "n2");
+		place(f, 2, "n1");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "n1");
+	}
+	{
+		fixture f; // Slurm's block order, as every known rank shows it
+		f.ev.job.nodelist = "n[1-3]";
+		f.ev.ranks.note_world_size(6);
+		place(f, 0, "n1");
+		place(f, 5, "n3");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "n2");
+	}
+	{
+		fixture f; // a known rank out of that order: no guess
+		f.ev.job.nodelist = "n[1-3]";
+		f.ev.ranks.note_world_size(6);
+		place(f, 0, "n3");
+		place(f, 5, "n1");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "-");
+	}
+	{
+		fixture f; // a host the list does not name: the list is no guide
+		f.ev.job.nodelist = "n[1-2]";
+		f.ev.ranks.note_world_size(4);
+		place(f, 0, "other9");
+		place(f, 1, "n1");
+		place(f, 2, "n2");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "-");
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
+	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
 	suite_add_tcase(s, t);
 }
 
