@@ -15,6 +15,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/memory.yaml \
 	%reldir%/signatures/native.yaml \
 	%reldir%/signatures/nccl.yaml \
+	%reldir%/signatures/netdev.yaml \
 	%reldir%/signatures/numeric.yaml \
 	%reldir%/signatures/progress.yaml \
 	%reldir%/signatures/python.yaml \

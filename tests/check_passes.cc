@@ -847,12 +847,47 @@ START_TEST(host_resolution_places_a_rank_by_the_jobs_nodes)
 }
 END_TEST
 
+// A network error naming its peer's address, whose host's link failed.
+START_TEST(peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down)
+{
+	for (int own_link_too = 0; own_link_too < 2; own_link_too++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &ba = f.add(failure_class::unknown, event_role::context, 0, -600, 1, f.log, "nccl.bootstrap_address");
+		ba.host = a;
+		ba.captures = {{"host_ip", "10.0.0.1"}};
+		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
+		bb.host = b;
+		bb.captures = {{"host_ip", "10.0.0.2"}};
+		event &down = f.add(failure_class::network, event_role::context, -1, -0.5, 1, f.kern, "netdev.link_down");
+		down.host = own_link_too ? a : b;
+		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
+		err.host = a;
+		err.captures = {{"peer", "10.0.0.2<41222>"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[3];
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		pass_peer_fault(cx);
+		if (own_link_too) {
+			ck_assert_int_eq(cx.d.first_rank, 3); // its own link went down: its own error
+			ck_assert_int_eq(cx.d.first_host, a);
+			continue;
+		}
+		ck_assert_int_eq(cx.d.first_host, b);
+		ck_assert_int_eq(cx.d.first_rank, -1); // no rank of node2 said anything
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
+	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
 	suite_add_tcase(s, t);
 }
 
