@@ -881,6 +881,21 @@ START_TEST(peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down)
 }
 END_TEST
 
+START_TEST(host_resolution_names_an_address_by_the_node_nccl_says_uses_it)
+{
+	fixture f;
+	int ip = f.ev.intern_host("10.0.0.2"), node = f.ev.intern_host("node2");
+	event &b = f.add(failure_class::unknown, event_role::context, 4, -600, 2, f.log, "nccl.bootstrap_address");
+	b.host = node;
+	b.captures = {{"host_ip", "10.0.0.2"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::segfault;
+	cx.d.first_host = ip;
+	pass_host_resolution(cx);
+	ck_assert_int_eq(cx.d.first_host, node);
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -888,6 +903,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
 	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
+	tcase_add_test(t, host_resolution_names_an_address_by_the_node_nccl_says_uses_it);
 	suite_add_tcase(s, t);
 }
 

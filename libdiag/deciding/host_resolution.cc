@@ -415,7 +415,8 @@ bool ip_literal(const std::string &h)
 // A launcher that prefixes lines with the node's address (pdsh -w by IP)
 // names the node itself inside them: torchrun's failure block under
 // "10.84.0.2:" says "host : node042". The name, not the address, is what
-// an admin drains.
+// an admin drains. Without such a block, NCCL's Bootstrap line of the
+// node that uses the address names it.
 int named_host(const evidence &ev, int host)
 {
 	if (host < 0 || !ip_literal(ev.host_name(host)))
@@ -431,8 +432,14 @@ int named_host(const evidence &ev, int host)
 			return host; // two names for one address: keep the address
 		name = bh;
 	}
-	if (name.empty())
+	if (name.empty()) {
+		// Else the host that NCCL says uses this address.
+		for (const auto &e : ev.events)
+			if (e.host >= 0 && e.host != host && e.capture("host_ip") == ev.host_name(host) &&
+			    !ip_literal(ev.host_name(e.host)) && !loopback_name(ev.host_name(e.host)))
+				return host_with_address(ev, ev.host_name(host)) == e.host ? e.host : host;
 		return host;
+	}
 	for (size_t i = 0; i < ev.host_count(); i++)
 		if (ev.host_name(static_cast<int>(i)) == name)
 			return static_cast<int>(i);
