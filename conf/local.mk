@@ -17,6 +17,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/mpi.yaml \
 	%reldir%/signatures/native.yaml \
 	%reldir%/signatures/nccl.yaml \
+	%reldir%/signatures/netdev.yaml \
 	%reldir%/signatures/numeric.yaml \
 	%reldir%/signatures/progress.yaml \
 	%reldir%/signatures/python.yaml \

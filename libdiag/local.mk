@@ -56,6 +56,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \
 	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \
 	%reldir%/deciding/host_resolution.cc \
+	%reldir%/deciding/peer_fault.cc \
 	%reldir%/deciding/xid_meaning.cc \
 	%reldir%/deciding/relevance.cc \
 	%reldir%/deciding/slurm_last_word.cc \

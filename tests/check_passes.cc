@@ -842,6 +842,175 @@ START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
 }
 END_TEST
 
+// Hang structure beyond the watchdogs' own words: the steps ranks logged.
+
+static void step_at(fixture &f, int rank, long long step, const rule *r)
+{
+	f.ev.rank_steps.push_back(rank_step_mark{f.log, rank, false, step, 1000 + static_cast<uint64_t>(rank), r});
+}
+
+START_TEST(hang_structure_the_rank_behind_in_steps_stopped)
+{
+	for (int ahead = 0; ahead < 2; ahead++) {
+		fixture f;
+		rule progress;
+		for (int r = 0; r < 8; r++) {
+			if (r != 5)
+				watchdog(f, r, 511, "ALLREDUCE", "1024");
+			step_at(f, r, r == 5 ? (ahead ? 1205 : 1203) : 1204, &progress);
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (ahead) {
+			ck_assert(cx.hv.suspects.empty()); // ahead of the others is no sign of stopping
+			continue;
+		}
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], 5);
+		ck_assert(cx.hv.why.find("1203") != std::string::npos);
+	}
+}
+END_TEST
+
+START_TEST(hang_structure_steps_of_other_kinds_of_line_do_not_compare)
+{
+	fixture f;
+	rule a, b;
+	for (int r = 0; r < 6; r++)
+		watchdog(f, r, 511, "ALLREDUCE", "1024");
+	for (int r = 0; r < 2; r++)
+		step_at(f, r, 1204, &a);
+	step_at(f, 2, 77, &b); // an epoch's batch counter, not the step
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert(cx.hv.suspects.empty());
+}
+END_TEST
+
+// Host resolution from the job's node list where no line placed the rank.
+
+static void place(fixture &f, int rank, const char *host)
+{
+	rank_info ri;
+	ri.rank = rank;
+	ri.host = f.ev.intern_host(host);
+	f.ev.ranks.add(ri);
+}
+
+static std::string host_resolved(fixture &f, int first_rank)
+{
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::collective_hang;
+	cx.d.first_rank = first_rank;
+	pass_host_resolution(cx);
+	return cx.d.first_host < 0 ? std::string("-") : f.ev.host_name(cx.d.first_host);
+}
+
+START_TEST(host_resolution_places_a_rank_by_the_jobs_nodes)
+{
+	{
+		fixture f; // one node: every rank ran there
+		f.ev.job.nodelist = "gpu07";
+		f.ev.ranks.note_world_size(8);
+		DIAG_CK_STR_EQ(host_resolved(f, 5), "gpu07");
+	}
+	{
+		fixture f; // the one node with room left
+		f.ev.job.nodelist = "n[1-2]";
+		f.ev.ranks.note_world_size(4);
+		place(f, 0, "n2");
+		place(f, 1, "n2");
+		place(f, 2, "n1");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "n1");
+	}
+	{
+		fixture f; // Slurm's block order, as every known rank shows it
+		f.ev.job.nodelist = "n[1-3]";
+		f.ev.ranks.note_world_size(6);
+		place(f, 0, "n1");
+		place(f, 5, "n3");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "n2");
+	}
+	{
+		fixture f; // a known rank out of that order: no guess
+		f.ev.job.nodelist = "n[1-3]";
+		f.ev.ranks.note_world_size(6);
+		place(f, 0, "n3");
+		place(f, 5, "n1");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "-");
+	}
+	{
+		fixture f; // a host the list does not name: the list is no guide
+		f.ev.job.nodelist = "n[1-2]";
+		f.ev.ranks.note_world_size(4);
+		place(f, 0, "other9");
+		place(f, 1, "n1");
+		place(f, 2, "n2");
+		DIAG_CK_STR_EQ(host_resolved(f, 3), "-");
+	}
+}
+END_TEST
+
+// A network error naming its peer's address, whose host's link failed.
+START_TEST(peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down)
+{
+	for (int own_link_too = 0; own_link_too < 2; own_link_too++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &ba = f.add(failure_class::unknown, event_role::context, 0, -600, 1, f.log, "nccl.bootstrap_address");
+		ba.host = a;
+		ba.captures = {{"host_ip", "10.0.0.1"}};
+		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
+		bb.host = b;
+		bb.captures = {{"host_ip", "10.0.0.2"}};
+		event &down = f.add(failure_class::network, event_role::context, -1, -0.5, 1, f.kern, "netdev.link_down");
+		down.host = own_link_too ? a : b;
+		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
+		err.host = a;
+		err.captures = {{"peer", "10.0.0.2<41222>"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[3];
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		pass_peer_fault(cx);
+		if (own_link_too) {
+			ck_assert_int_eq(cx.d.first_rank, 3); // its own link went down: its own error
+			ck_assert_int_eq(cx.d.first_host, a);
+			continue;
+		}
+		ck_assert_int_eq(cx.d.first_host, b);
+		ck_assert_int_eq(cx.d.first_rank, -1); // no rank of node2 said anything
+	}
+}
+END_TEST
+
+START_TEST(host_resolution_names_an_address_by_the_node_nccl_says_uses_it)
+{
+	fixture f;
+	int ip = f.ev.intern_host("10.0.0.2"), node = f.ev.intern_host("node2");
+	event &b = f.add(failure_class::unknown, event_role::context, 4, -600, 2, f.log, "nccl.bootstrap_address");
+	b.host = node;
+	b.captures = {{"host_ip", "10.0.0.2"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::segfault;
+	cx.d.first_host = ip;
+	pass_host_resolution(cx);
+	ck_assert_int_eq(cx.d.first_host, node);
+}
+END_TEST
+
+static void add_hang_tests(Suite *s)
+{
+	TCase *t = tcase_create("hang");
+	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
+	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
+	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
+	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
+	tcase_add_test(t, host_resolution_names_an_address_by_the_node_nccl_says_uses_it);
+	suite_add_tcase(s, t);
+}
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -886,6 +1055,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
+	add_hang_tests(s);
 	return s;
 }
 

@@ -670,6 +670,38 @@ START_TEST(thread_limit_falls_back)
 }
 END_TEST
 
+// Each rank's last training step, where several ranks share one writer
+// (no launcher prefix: the rank only in the text) and many lines go by.
+START_TEST(progress_steps_per_rank_from_a_shared_writer)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+	std::string text;
+	for (int step = 100; step <= 140; step++)
+		for (int r = 0; r < 6; r++)
+			if (r != 4 || step < 140)
+				text += "[rank " + std::to_string(r) + "] step " + std::to_string(step) +
+					" | start forward | batch 32 | GPU " + std::to_string(r) + "\n";
+	line_reader lr(text);
+	evidence ev;
+	source_file sf;
+	sf.path = "job.out";
+	uint32_t file = ev.add_source(sf);
+	ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+	std::map<int, long long> last;
+	for (const auto &m : ev.rank_steps) {
+		ck_assert(!m.is_task);
+		last[m.id] = m.step;
+	}
+	ck_assert_uint_eq(last.size(), 6);
+	for (int r = 0; r < 6; r++)
+		ck_assert_int_eq(last[r], r == 4 ? 139 : 140);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("readers");
@@ -686,6 +718,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
+	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);

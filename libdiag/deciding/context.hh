@@ -58,6 +58,7 @@ void pass_fault_choice(diagnosis_context &cx);     // fault_choice.cc: the first
 void pass_common_mode(diagnosis_context &cx);      // common_mode.cc: the same fault on many ranks
 void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is missing or different
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
+void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
 void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
@@ -67,6 +68,8 @@ bool job_level(failure_class c);
 // Whether a node-failure event's host is the node lost, not the survivor
 // that reported it (fault_choice.cc).
 bool names_failed_node(const evidence &ev, const event &e);
+// The host that uses an address (NCCL's Bootstrap lines; peer_fault.cc).
+int host_with_address(const evidence &ev, const std::string &address);
 // Whether a is earlier than b on the common clock (unknown times last).
 bool earlier_event(const event &a, const event &b);
 

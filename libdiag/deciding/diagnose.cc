@@ -28,6 +28,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_common_mode(cx);
 	pass_hang_structure(cx);
 	pass_decide(cx);
+	pass_peer_fault(cx);
 	pass_launch_phase(cx);
 	pass_nan_origin(cx);
 	pass_host_resolution(cx);

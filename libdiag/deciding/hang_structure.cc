@@ -144,6 +144,39 @@ hang_view analyse_watchdogs(const evidence &ev)
 	return hv;
 }
 
+// The rank behind in training steps: every rank logs the step it is at,
+// and the one that stopped logged an earlier step than all the others
+// (stuck before the collective they wait in: its data loader, a branch of
+// its own). Only steps of one kind of line compare.
+void behind_in_steps(const evidence &ev, hang_view &hv)
+{
+	std::map<const rule *, std::map<int, long long>> by_rule;
+	for (const auto &m : ev.rank_steps) {
+		if (m.is_task && !ev.tasks_are_ranks)
+			continue;
+		long long &v = by_rule[m.r].emplace(m.id, m.step).first->second;
+		v = std::max(v, m.step);
+	}
+	const std::map<int, long long> *most = nullptr;
+	for (const auto &g : by_rule)
+		if (!most || g.second.size() > most->size())
+			most = &g.second;
+	if (!most || most->size() < 3)
+		return;
+	long long common = -1;
+	std::vector<int> odd = minority(*most, common);
+	if (odd.empty())
+		return;
+	for (int r : odd)
+		if (most->at(r) >= common)
+			return; // ahead of the others: not a rank that stopped
+	hv.suspects = odd;
+	for (int r : odd)
+		hv.suspect_why.push_back("its last logged step is " + std::to_string(most->at(r)) +
+					 " where every other rank reached step " + std::to_string(common));
+	hv.why = hv.suspect_why.front();
+}
+
 // The rank whose last progress is clearly the earliest: within one file,
 // the others carried on well past it while it printed nothing more.
 void earliest_progress(const evidence &ev, hang_view &hv)
@@ -176,6 +209,8 @@ void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);
 	hang_view &hv = cx.hv;
+	if (hv.suspects.empty() && hv.reporting > 0)
+		behind_in_steps(cx.ev, hv);
 	if (hv.suspects.empty() && hv.reporting > 0)
 		earliest_progress(cx.ev, hv);
 	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {

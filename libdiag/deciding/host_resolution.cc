@@ -286,8 +286,11 @@ void resolve_identities(evidence &ev)
 
 namespace {
 
-// The host a rank ran on: the rank map, else what the rank's own lines said.
-int host_of_rank(const evidence &ev, int rank)
+int host_by_layout(evidence &ev, int rank);
+
+// The host a rank ran on: the rank map, else what the rank's own lines
+// said, else where the job's nodes and the other ranks' hosts put it.
+int host_of_rank(evidence &ev, int rank)
 {
 	if (rank < 0)
 		return -1;
@@ -296,7 +299,7 @@ int host_of_rank(const evidence &ev, int rank)
 	for (const auto &e : ev.events)
 		if (e.rank == rank && e.host >= 0 && !e.dropped && ev.sources()[e.file].kind != source_kind::kernel_log)
 			return e.host;
-	return -1;
+	return host_by_layout(ev, rank);
 }
 
 } // namespace
@@ -350,6 +353,54 @@ std::vector<std::string> expand_nodelist(const std::string &list)
 		i = next == std::string::npos ? list.size() : next + 1;
 	}
 	return out;
+}
+
+// Where a rank no line placed ran, from the job's node list (Slurm's): a
+// job of one node ran every rank there; on several nodes with the same
+// number of ranks each, the one node with room left for it once every
+// known rank is placed, or the node that Slurm's block order (ranks
+// numbered through the nodes in list order) gives, when every known rank
+// sits where that order says, on two nodes at least.
+int host_by_layout(evidence &ev, int rank)
+{
+	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+	if (nodes.size() == 1)
+		return ev.intern_host(nodes[0]);
+	int world = ev.ranks.world_size();
+	if (nodes.size() < 2 || world <= rank || world % static_cast<int>(nodes.size()) != 0)
+		return -1;
+	int per_node = world / static_cast<int>(nodes.size());
+	std::map<std::string, size_t> index;
+	for (size_t i = 0; i < nodes.size(); i++)
+		index.emplace(nodes[i], i);
+	std::vector<int> placed(nodes.size(), 0);
+	std::set<size_t> seen;
+	bool block = true;
+	for (const auto &x : ev.ranks.all()) {
+		if (x.second.host < 0 || x.first < 0 || x.first >= world)
+			continue;
+		auto it = index.find(ev.host_name(x.second.host));
+		if (it == index.end())
+			return -1; // a host not among the job's nodes: the list is not this job's
+		placed[it->second]++;
+		seen.insert(it->second);
+		if (static_cast<size_t>(x.first / per_node) != it->second)
+			block = false;
+	}
+	int room = -1;
+	for (size_t i = 0; i < nodes.size(); i++)
+		if (placed[i] < per_node) {
+			if (room >= 0) {
+				room = -2;
+				break;
+			}
+			room = static_cast<int>(i);
+		}
+	if (room >= 0)
+		return ev.intern_host(nodes[static_cast<size_t>(room)]);
+	if (block && seen.size() >= 2)
+		return ev.intern_host(nodes[static_cast<size_t>(rank / per_node)]);
+	return -1;
 }
 
 // The one node of the job that is not among reporters; -1 when none
@@ -416,7 +467,8 @@ bool ip_literal(const std::string &h)
 // A launcher that prefixes lines with the node's address (pdsh -w by IP)
 // names the node itself inside them: torchrun's failure block under
 // "10.84.0.2:" says "host : node042". The name, not the address, is what
-// an admin drains.
+// an admin drains. Without such a block, NCCL's Bootstrap line of the
+// node that uses the address names it.
 int named_host(const evidence &ev, int host)
 {
 	if (host < 0 || !ip_literal(ev.host_name(host)))
@@ -432,8 +484,14 @@ int named_host(const evidence &ev, int host)
 			return host; // two names for one address: keep the address
 		name = bh;
 	}
-	if (name.empty())
+	if (name.empty()) {
+		// Else the host that NCCL says uses this address.
+		for (const auto &e : ev.events)
+			if (e.host >= 0 && e.host != host && e.capture("host_ip") == ev.host_name(host) &&
+			    !ip_literal(ev.host_name(e.host)) && !loopback_name(ev.host_name(e.host)))
+				return host_with_address(ev, ev.host_name(host)) == e.host ? e.host : host;
 		return host;
+	}
 	for (size_t i = 0; i < ev.host_count(); i++)
 		if (ev.host_name(static_cast<int>(i)) == name)
 			return static_cast<int>(i);

@@ -69,6 +69,17 @@ struct rank_progress_mark {
 	int64_t us = 0;      // file-local µs (file_local_us)
 };
 
+// A writer's last training step number (a progress line's `step`
+// capture), per rank or srun task: a hang's rank that is behind.
+struct rank_step_mark {
+	uint32_t file = 0;
+	int id = -1;         // the rank, or the task when is_task
+	bool is_task = false;
+	long long step = -1;
+	uint64_t line = 0;   // the line that said it
+	const rule *r = nullptr; // its rule: steps of one kind of line compare
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -97,6 +108,8 @@ public:
 	// The same with its time as the line said it (or the writer's last
 	// before it) and who wrote it, for the timeline picture.
 	std::vector<progress_mark> progress_marks;
+	// Per rank (or task) and file: the step its last progress line named.
+	std::vector<rank_step_mark> rank_steps;
 	std::vector<plugin_task> plugin_tasks;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;

@@ -762,15 +762,52 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// later than it, so they take it when it comes.
 	std::vector<long> untimed;
 	int host_hint = ev.source(file).host_hint;
+	// The step a progress line names, for its rank: the writer's rank, the
+	// rank its text names, else its srun task. Only the last line counts.
+	std::unordered_map<uint64_t, size_t> step_slot; // (is_task, id) -> rank_steps index
+	auto note_step = [&](const writer_state &w, const rule *r, std::string_view body, uint64_t line) -> bool {
+		std::string_view st = caps.get("step");
+		if (st.empty() || st.size() > 15)
+			return false;
+		uint64_t kind_no = w.ident >> 40, wid = w.ident & ((1ull << 40) - 1);
+		int id = kind_no == 1 ? static_cast<int>(wid) : rules.rank_in_text(body);
+		bool is_task = false;
+		if (id < 0 && kind_no == 2) {
+			id = static_cast<int>(wid);
+			is_task = true;
+		}
+		if (id < 0)
+			return true;
+		uint64_t k = (is_task ? 1ull << 40 : 0) | static_cast<uint64_t>(id);
+		auto it = step_slot.find(k);
+		if (it == step_slot.end()) {
+			step_slot.emplace(k, ev.rank_steps.size());
+			ev.rank_steps.push_back(rank_step_mark{file, id, is_task, to_ll(st), line, r});
+		} else if (ev.rank_steps[it->second].line < line) {
+			ev.rank_steps[it->second].step = to_ll(st);
+			ev.rank_steps[it->second].line = line;
+			ev.rank_steps[it->second].r = r;
+		}
+		return true;
+	};
 	// Settles a writer's progress candidates: the newest that matches wins.
+	// A writer several ranks share (their ranks only in the text) has each
+	// candidate's step read, for each rank's last.
 	auto settle = [&](writer_state &w) {
+		bool shared = (w.ident >> 40) != 1;
+		bool found = false;
 		for (size_t i = w.npending; i-- > 0;) {
 			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
-			if (rules.match(body, srcbit, caps)) {
-				w.progress_line = w.pending_line[i];
-				w.progress_ts = w.pending_ts[i];
-				w.progress_own_time = w.pending_own_time[i];
-				break;
+			if (const rule *m = rules.match(body, srcbit, caps)) {
+				bool stepped = note_step(w, m, body, w.pending_line[i]);
+				if (!found) {
+					w.progress_line = w.pending_line[i];
+					w.progress_ts = w.pending_ts[i];
+					w.progress_own_time = w.pending_own_time[i];
+					found = true;
+				}
+				if (!shared || !stepped)
+					break;
 			}
 		}
 		w.npending = 0;
@@ -866,7 +903,14 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (ts && kind == source_kind::kernel_log)
 				khost = syslog_host(seg, *ts);
 			if (r->kind == rule_kind::progress) {
-				// Newer than every candidate waiting: those no longer matter.
+				// Newer than every candidate waiting: those no longer matter
+				// (but for the steps of other ranks on a shared writer).
+				if (writers[key].npending && (writers[key].ident >> 40) != 1) {
+					capture_list mine = caps;
+					settle(writers[key]);
+					caps = mine;
+				}
+				note_step(writers[key], r, id.body, line_no);
 				writers[key].progress_line = line_no;
 				writers[key].progress_ts = ts                                        ? *ts
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts

@@ -1,0 +1,105 @@
+// Whose link broke: a network error names its peer's address; where that
+// address is a host of the job whose own link failed (the kernel saw it
+// go down, or its rank's network error came first), the fault is the
+// peer's and this rank only saw it.
+#include "deciding/context.hh"
+#include "deciding/diagnose.hh"
+
+#include <map>
+
+namespace diag {
+
+namespace {
+
+// "10.1.2.4<41222>", "fe80::1%ib0<53249>": the address alone.
+std::string address_of(std::string peer)
+{
+	size_t lt = peer.find('<');
+	if (lt != std::string::npos)
+		peer.resize(lt);
+	size_t pct = peer.find('%');
+	if (pct != std::string::npos)
+		peer.resize(pct);
+	return peer;
+}
+
+bool kernel_link_fault(const evidence &ev, const event &e, int host)
+{
+	return !e.dropped && e.cls == failure_class::network && e.host == host &&
+	       ev.sources()[e.file].kind == source_kind::kernel_log;
+}
+
+} // namespace
+
+// The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
+// or several do.
+int host_with_address(const evidence &ev, const std::string &address)
+{
+	if (address.empty())
+		return -1;
+	int host = -1;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.capture("host_ip") != address)
+			continue;
+		if (host >= 0 && host != e.host)
+			return -1;
+		host = e.host;
+	}
+	return host;
+}
+
+void pass_peer_fault(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const evidence &ev = cx.ev;
+	if (!d.first || d.cls != failure_class::network || d.first->host < 0)
+		return;
+	std::string peer = address_of(d.first->capture("peer"));
+	int at = host_with_address(ev, peer);
+	if (at < 0 || at == d.first->host)
+		return;
+	bool peer_link = false, own_link = false;
+	const event *peer_first = nullptr; // the peer host's ranks' first network fault
+	for (const auto &e : ev.events) {
+		if (kernel_link_fault(ev, e, at))
+			peer_link = true;
+		if (kernel_link_fault(ev, e, d.first->host))
+			own_link = true;
+		// A flush or a closed socket there is a symptom, not its fault.
+		if (!e.dropped && e.cls == failure_class::network && e.role == event_role::initiating && e.host == at &&
+		    e.rank >= 0 &&
+		    ev.sources()[e.file].kind != source_kind::kernel_log && (!peer_first || earlier_event(e, *peer_first)))
+			peer_first = &e;
+	}
+	if (own_link)
+		return; // this rank's own link failed: its error is its own
+	// First beyond what the two hosts' clocks may be off by.
+	bool peer_went_first = false;
+	if (peer_first && peer_first->time_us != no_time && d.first->time_us != no_time) {
+		double unc = cx.clk.uncertainty(at) + cx.clk.uncertainty(d.first->host) + peer_first->time_unc_s +
+			     d.first->time_unc_s;
+		peer_went_first = static_cast<double>(d.first->time_us - peer_first->time_us) > unc * 1e6;
+	}
+	if (!peer_link && !peer_went_first)
+		return;
+	const event *was = d.first;
+	d.notes.push_back("rank " + std::to_string(was->rank) + "'s network error names its peer " + peer + " (" +
+			  ev.host_name(at) + "), whose own link " +
+			  (peer_link ? "the kernel saw go down" : "failed first") + ": the fault is there");
+	if (peer_first) {
+		d.first = peer_first;
+		d.first_rank = peer_first->rank;
+	} else {
+		d.first_rank = -1;
+	}
+	d.first_host = at;
+	d.borrowed_rank = -1;
+	d.rank_singled_out = true;
+	for (size_t i = 0; i < d.ties.size(); i++)
+		if (d.ties[i].e == d.first) {
+			d.ties.erase(d.ties.begin() + static_cast<long>(i));
+			break;
+		}
+}
+
+} // namespace diag
