@@ -20,7 +20,7 @@ floor_host=${DENPEX_FLOOR_HOST:-0.945}
 # DENPEX_HELDOUT_SEED (held-out suite, default 300 / 1000; count 0 skips it),
 # DENPEX_SIM_NOISE (mixed = default, none = the noise-free suites of before, or a
 # comma list of kinds), DENPEX_KEEP=1 (keep the work dir), DENPEX_CASE_TIMEOUT
-# (seconds per case, default 120).
+# (seconds per case, default 120), DENPEX_SHOW_HELDOUT=1 (list the held-out misses).
 #
 # The truth is written to a sibling directory, never inside a bundle, so denpex
 # cannot read it.
@@ -112,8 +112,12 @@ echo "accuracy: diagnosed both suites in $((diag - gen)) s"
 
 rc=0
 for s in $suites; do
+    # The held-out suite's misses are not listed (its totals are the measure;
+    # a list of its cases is what one would tune on). DENPEX_SHOW_HELDOUT=1 lists them.
+    show=40
+    [ "$s" = heldout ] && [ "${DENPEX_SHOW_HELDOUT:-}" != 1 ] && show=0
     "$PYTHON3" "$score" --label "$s" --truth-dir "$work/$s/truth" --verdict-dir "$work/$s/verdicts" \
-        --min-class "$floor_class" --min-first "$floor_first" --min-host "$floor_host"
+        --min-class "$floor_class" --min-first "$floor_first" --min-host "$floor_host" --show "$show"
     r=$?
     if [ $r -ne 0 ] && [ $r -ne 1 ]; then
         echo "accuracy: ERROR: scorer failed ($r)"

@@ -160,10 +160,10 @@ def main(argv=None):
                   (" | " + row("", alone, False)[19:] if k != "(none)" else ""))
 
     if misses:
-        print("misses (%d):" % len(misses))
+        print("misses (%d%s):" % (len(misses), ", not listed" if a.show == 0 else ""))
         for m in misses[:a.show]:
             print(m)
-        if len(misses) > a.show:
+        if 0 < a.show < len(misses):
             print("  ... %d more" % (len(misses) - a.show))
     pc, pf = total.pct(total.cls, total.n), total.pct(total.first, total.n)
     ph = total.pct(total.host, total.nh)
