@@ -32,6 +32,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/event_scan.hh %reldir%/reading/event_scan.cc \
 	%reldir%/reading/file_prefetch.hh %reldir%/reading/file_prefetch.cc \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
+	%reldir%/reading/slurm_nodelist.hh %reldir%/reading/slurm_nodelist.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
 	%reldir%/reading/plugin_records.hh %reldir%/reading/plugin_records.cc \
 	%reldir%/model/gpu_health.hh \

@@ -6,6 +6,7 @@
 #include "reading/line_reader.hh"
 #include "aligning/rank_map.hh"
 #include "reading/sacct_reader.hh"
+#include "reading/slurm_nodelist.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_clean.hh"
 #include "reading/text_log_reader.hh"
@@ -702,6 +703,22 @@ START_TEST(progress_steps_per_rank_from_a_shared_writer)
 }
 END_TEST
 
+START_TEST(slurm_nodelist_expands_in_order)
+{
+	using diag::expand_nodelist;
+	std::vector<std::string> n = expand_nodelist("gpu[01-03,07],login1,dgx[9-10]-ib");
+	std::vector<std::string> want = {"gpu01", "gpu02", "gpu03", "gpu07", "login1", "dgx9-ib", "dgx10-ib"};
+	ck_assert(n == want);
+	ck_assert_uint_eq(expand_nodelist("node17").size(), 1);
+	// Not Slurm's shape, or too many names: nothing, never a guess.
+	ck_assert(expand_nodelist("gpu[01-03").empty());
+	ck_assert(expand_nodelist("gpu[3-1]").empty());
+	ck_assert(expand_nodelist("gpu[a-b]").empty());
+	ck_assert(expand_nodelist("gpu[0-99999]").empty());
+	ck_assert(expand_nodelist("").empty());
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("readers");
@@ -723,6 +740,7 @@ static Suite *suite()
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);
 	tcase_add_test(t, files_chosen_ahead_change_nothing);
+	tcase_add_test(t, slurm_nodelist_expands_in_order);
 	suite_add_tcase(s, t);
 	return s;
 }
