@@ -280,6 +280,14 @@ START_TEST(bus_ids)
 END_TEST
 
 
+// The shipped signatures, loaded and checked as denpex loads them.
+static void load_shipped_rules(rule_set &rules)
+{
+	std::string err;
+	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
+	rules.finalize();
+}
+
 // A source large enough to be read on two threads (when a core is free)
 // gives what the line-by-line reading defines: the event on its line, and
 // per writer the last progress line (deferred progress lines settle newest
@@ -288,9 +296,7 @@ START_TEST(large_log_in_line_order)
 {
 	setenv("DENPEX_THREADS", "2", 1);
 	rule_set rules;
-	std::string err;
-	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	rules.finalize();
+	load_shipped_rules(rules);
 	std::string text;
 	uint64_t line = 0, oom_line = 0, last_of[8] = {};
 	while (text.size() < (12u << 20)) {
@@ -379,9 +385,7 @@ static bool read_job_log(line_reader &lr, rule_set &rules, const char *threads, 
 START_TEST(threads_change_nothing)
 {
 	rule_set rules;
-	std::string err;
-	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	rules.finalize();
+	load_shipped_rules(rules);
 	std::vector<std::string> faults;
 	for (const char *f : {"realworld/cuda_oom_rank3/job.log", "realworld/python_keyerror_rank7/job.log",
 			      "realworld/segfault_task3_decoys/job.log", "realworld/collective_hang_uniform/job.log",
@@ -496,9 +500,7 @@ END_TEST
 START_TEST(event_first_sparse_times_as_line_by_line)
 {
 	rule_set rules;
-	std::string err;
-	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	rules.finalize();
+	load_shipped_rules(rules);
 	std::string text;
 	uint64_t n = 0;
 	const char *faults[] = {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
@@ -630,9 +632,7 @@ END_TEST
 START_TEST(thread_limit_falls_back)
 {
 	rule_set rules;
-	std::string err;
-	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	rules.finalize();
+	load_shipped_rules(rules);
 	std::string text;
 	for (uint64_t n = 1; text.size() < (10u << 20); n++) {
 		text += std::to_string(n % 16) + ": step " + std::to_string(n) + " | loss 2.31\n";
@@ -677,9 +677,7 @@ START_TEST(progress_steps_per_rank_from_a_shared_writer)
 {
 	setenv("DENPEX_THREADS", "1", 1);
 	rule_set rules;
-	std::string err;
-	ck_assert_msg(rules.load_dir(std::string(TEST_CONFDIR) + "/signatures", err), "%s", err.c_str());
-	rules.finalize();
+	load_shipped_rules(rules);
 	std::string text;
 	for (int step = 100; step <= 140; step++)
 		for (int r = 0; r < 6; r++)
