@@ -251,14 +251,21 @@ bool load_job(uint32_t job_id, job_info &out, std::string &err)
 	return found;
 }
 
-bool acct_load(uint32_t job_id, const std::string &cluster, acct_job &out, std::string &err)
+// A connection to slurmdbd, or null with why in err.
+static void *connect_db(std::string &err)
 {
 	uint16_t flags = 0;
 	void *db = slurmdb_connection_get(&flags);
-	if (!db) {
+	if (!db)
 		err = "slurmdb_connection_get: " + slurm_err();
+	return db;
+}
+
+bool acct_load(uint32_t job_id, const std::string &cluster, acct_job &out, std::string &err)
+{
+	void *db = connect_db(err);
+	if (!db)
 		return false;
-	}
 	bool ok = acct_read(db, job_id, cluster, out, err);
 	slurmdb_connection_close(&db);
 	return ok;
@@ -284,12 +291,9 @@ std::string acct_as_sacct(uint32_t job_id, const job_info &ji, const acct_job &a
 comment_outcome write_verdict(uint32_t job_id, const std::string &cluster, bool admin,
 			      const std::string &verdict, const std::string &hint, std::string &detail)
 {
-	uint16_t flags = 0;
-	void *db = slurmdb_connection_get(&flags);
-	if (!db) {
-		detail = "slurmdb_connection_get: " + slurm_err();
+	void *db = connect_db(detail);
+	if (!db)
 		return comment_outcome::failed;
-	}
 	comment_outcome res = comment_outcome::failed;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		acct_job aj;
@@ -340,12 +344,9 @@ comment_outcome confirm_verdict(uint32_t job_id, const std::string &cluster, boo
 	static const long look_ms[] = {700, 1500, 3000, 5000};
 	constexpr int max_rewrites = 3;
 	rewrites = 0;
-	uint16_t flags = 0;
-	void *db = slurmdb_connection_get(&flags);
-	if (!db) {
-		detail = "slurmdb_connection_get: " + slurm_err();
+	void *db = connect_db(detail);
+	if (!db)
 		return comment_outcome::failed;
-	}
 	comment_outcome res = comment_outcome::failed;
 	const size_t n = sizeof(look_ms) / sizeof(look_ms[0]);
 	size_t looks = n;
