@@ -288,6 +288,17 @@ static void load_shipped_rules(rule_set &rules)
 	rules.finalize();
 }
 
+// Reads lr as a job log into ev (its only source) with DENPEX_THREADS set
+// to threads ("1": one thread). False on a read error.
+static bool read_job_log(line_reader &lr, rule_set &rules, const char *threads, evidence &ev)
+{
+	setenv("DENPEX_THREADS", threads, 1);
+	source_file sf;
+	sf.path = "job.out";
+	uint32_t file = ev.add_source(sf);
+	return read_text_log(lr, file, source_kind::job_log, rules, ev);
+}
+
 // A source large enough to be read on two threads (when a core is free)
 // gives what the line-by-line reading defines: the event on its line, and
 // per writer the last progress line (deferred progress lines settle newest
@@ -321,10 +332,7 @@ START_TEST(large_log_in_line_order)
 	}
 	line_reader lr(text);
 	evidence ev;
-	source_file sf;
-	sf.path = "job.out";
-	uint32_t file = ev.add_source(sf);
-	ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+	ck_assert(read_job_log(lr, rules, "2", ev));
 	bool found = false;
 	for (const auto &e : ev.events)
 		if (e.line == oom_line && e.task == 3 && e.cls == failure_class::cuda_oom)
@@ -363,17 +371,6 @@ static std::string evidence_dump(const evidence &ev)
 	for (const auto &p : progress)
 		out += "progress " + std::to_string(p.first) + " " + std::to_string(p.second) + "\n";
 	return out;
-}
-
-// Reads lr as a job log into ev (its only source) with DENPEX_THREADS set
-// to threads ("1": one thread). False on a read error.
-static bool read_job_log(line_reader &lr, rule_set &rules, const char *threads, evidence &ev)
-{
-	setenv("DENPEX_THREADS", threads, 1);
-	source_file sf;
-	sf.path = "job.out";
-	uint32_t file = ev.add_source(sf);
-	return read_text_log(lr, file, source_kind::job_log, rules, ev);
 }
 
 // The scanning threads change only the speed: a large source read with
@@ -686,10 +683,7 @@ START_TEST(progress_steps_per_rank_from_a_shared_writer)
 					" | start forward | batch 32 | GPU " + std::to_string(r) + "\n";
 	line_reader lr(text);
 	evidence ev;
-	source_file sf;
-	sf.path = "job.out";
-	uint32_t file = ev.add_source(sf);
-	ck_assert(read_text_log(lr, file, source_kind::job_log, rules, ev));
+	ck_assert(read_job_log(lr, rules, "1", ev));
 	std::map<int, long long> last;
 	for (const auto &m : ev.rank_steps) {
 		ck_assert(!m.is_task);
