@@ -279,7 +279,6 @@ START_TEST(bus_ids)
 }
 END_TEST
 
-
 // The shipped signatures, loaded and checked as denpex loads them.
 static void load_shipped_rules(rule_set &rules)
 {
