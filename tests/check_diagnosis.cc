@@ -1,7 +1,6 @@
 // Diagnosis end to end through the library: small bundles written to a
 // temporary directory, read with the shipped signatures, judged.
-#include "ck_cxx.hh"
-#include "pipeline.hh"
+#include "ck_bundle.hh"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,29 +13,13 @@ using namespace diag;
 
 namespace {
 
-struct bundle {
-	std::string dir;
-	bundle()
-	{
-		char tmpl[] = "/tmp/denpex-diag-XXXXXX";
-		ck_assert_ptr_nonnull(mkdtemp(tmpl));
-		dir = tmpl;
-	}
-	~bundle() { std::string cmd = "rm -rf '" + dir + "'"; (void)!system(cmd.c_str()); }
-	void file(const std::string &name, const std::string &text)
-	{
-		FILE *f = fopen((dir + "/" + name).c_str(), "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(text.c_str(), f);
-		fclose(f);
-	}
+// A job judged end to end: the bundle's files, read with the shipped rules.
+struct bundle : ck_bundle {
+	bundle() : ck_bundle("denpex-diag") {}
 	verdict run()
 	{
-		pipeline_options po;
-		po.conf_dir = TEST_CONFDIR;
 		analysis an;
-		std::string err;
-		ck_assert_msg(an.init(po, err), "%s", err.c_str());
+		ck_init_analysis(an);
 		an.add_path(dir);
 		ck_assert_uint_gt(an.usable_sources(), 0);
 		return an.run();

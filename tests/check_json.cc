@@ -1,8 +1,7 @@
 // The verdict contract: JSON field names and types (schema 1), nulls when
 // no rank is singled out, strict UTF-8 from any bytes in every rendering,
 // the comment line.
-#include "ck_cxx.hh"
-#include "pipeline.hh"
+#include "ck_bundle.hh"
 #include "rendering/utf8.hh"
 #include "rendering/verdict.hh"
 
@@ -141,24 +140,13 @@ END_TEST
 START_TEST(diagnosis_keeps_first_line_with_a_surrogate)
 {
 	// End to end: the log line that names the fault carries a surrogate.
-	char tmpl[] = "/tmp/denpex-utf8-XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
-	std::string dir = tmpl, path = dir + "/job.out";
-	FILE *f = fopen(path.c_str(), "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("[rank3]: step 1 \xed\xa0\x80\n"
-	      "[rank3]: torch.OutOfMemoryError: CUDA out of memory. \xed\xa0\x80 Tried to allocate 2.00 GiB\n",
-	      f);
-	fclose(f);
-	pipeline_options po;
-	po.conf_dir = TEST_CONFDIR;
+	ck_bundle b("denpex-utf8");
+	b.file("job.out", "[rank3]: step 1 \xed\xa0\x80\n"
+			  "[rank3]: torch.OutOfMemoryError: CUDA out of memory. \xed\xa0\x80 Tried to allocate 2.00 GiB\n");
 	analysis an;
-	std::string err;
-	ck_assert_msg(an.init(po, err), "%s", err.c_str());
-	an.add_path(dir);
+	ck_init_analysis(an);
+	an.add_path(b.dir);
 	verdict v = an.run();
-	unlink(path.c_str());
-	rmdir(dir.c_str());
 	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_oom");
 	json_t *j = parse(verdict_to_json(v, false));
 	json_t *line = json_object_get(json_object_get(j, "first"), "line");

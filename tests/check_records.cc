@@ -2,8 +2,7 @@
 // spank/records.cc writes the records, libdiag reads them back, and the
 // clock facts in them reach the alignment. Also: the reader refuses a
 // schema it does not know, and text keeps its UTF-8.
-#include "ck_cxx.hh"
-#include "pipeline.hh"
+#include "ck_bundle.hh"
 #include "reading/plugin_records.hh"
 #include "rendering/utf8.hh"
 #include "spank_denpex.hh"
@@ -26,23 +25,12 @@ constexpr int64_t ns_per_s = 1000000000LL;
 // srun launches step 0 at this instant (srun's clock, taken as the truth).
 constexpr int64_t launch_ns = 1792986660LL * ns_per_s; // 2026-10-26T03:51:00Z
 
-struct bundle {
-	std::string dir;
-	bundle()
+// The plugin's spool of one step: rank and exit records beside the logs.
+struct bundle : ck_bundle {
+	bundle() : ck_bundle("denpex-records")
 	{
-		char tmpl[] = "/tmp/denpex-records-XXXXXX";
-		ck_assert_ptr_nonnull(mkdtemp(tmpl));
-		dir = tmpl;
-		mkdir((dir + "/ranks").c_str(), 0700);
-		mkdir((dir + "/exits").c_str(), 0700);
-	}
-	~bundle() { std::string cmd = "rm -rf '" + dir + "'"; (void)!system(cmd.c_str()); }
-	void file(const std::string &name, const std::string &text)
-	{
-		FILE *f = fopen((dir + "/" + name).c_str(), "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(text.c_str(), f);
-		fclose(f);
+		subdir("ranks");
+		subdir("exits");
 	}
 };
 
@@ -117,11 +105,8 @@ struct result {
 
 result diagnose_dir(const std::string &dir)
 {
-	pipeline_options po;
-	po.conf_dir = TEST_CONFDIR;
 	analysis an;
-	std::string err;
-	ck_assert_msg(an.init(po, err), "%s", err.c_str());
+	ck_init_analysis(an);
 	an.add_path(dir);
 	result r;
 	r.v = an.run();

@@ -15,7 +15,7 @@ TEST_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATADIR='"$(abs_top_srcdir)/tests/data"' \
 TEST_CXXFLAGS = $(AM_CXXFLAGS) $(CHECK_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS)
 TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
-EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/data
+EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/ck_bundle.hh %reldir%/data
 
 include %reldir%/unit.mk
 include %reldir%/timestamp.mk
