@@ -38,13 +38,13 @@ constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's
 constexpr int context_before = 3;                // a rank named two lines before a traceback
 constexpr uint64_t context_writer_bytes = 128 * 1024; // how far back a writer's own time is looked for
 
-// How many '\n' in [p, p + n): byte counters summed every 255 blocks (no
-// popcount: without -mpopcnt it is a library call per block).
 #ifdef DENPEX_HAVE_AVX2_PATH
 // The whole file passes through count_newlines and first_candidate: where
 // the CPU has AVX2 (checked at run time; the build stays portable) they
 // take 32 bytes at a time, with the same answers.
-const bool cpu_avx2 = __builtin_cpu_supports("avx2");
+// (__builtin_cpu_init: this may run before the constructor that sets up what
+// __builtin_cpu_supports reads.)
+const bool cpu_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 
 __attribute__((target("avx2"))) uint64_t count_newlines_avx2(const char *p, size_t n, size_t &i)
 {
@@ -66,6 +66,8 @@ __attribute__((target("avx2"))) uint64_t count_newlines_avx2(const char *p, size
 }
 #endif
 
+// How many '\n' in [p, p + n): byte counters summed every 255 blocks (no
+// popcount: without -mpopcnt it is a library call per block).
 uint64_t count_newlines(const char *p, size_t n)
 {
 	uint64_t count = 0;
