@@ -374,7 +374,7 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	if (ray_file_hint(path, ray_pid, ray_job))
 		an_ev.links.ray_file_pid[idx] = {ray_pid, ray_job};
 	chosen_lines ahead;
-	bool have_ahead = seekable_path && an_prefetch && lr.fd() >= 0 && an_prefetch->take(path, lr.fd(), sr.kind, ahead);
+	bool have_ahead = seekable_path && an_prefetch && lr.fd() >= 0 && an_prefetch->take(path, lr.fd(), sr.kind, ahead, &an_rules);
 	if (!read_text_log(lr, idx, sr.kind, an_rules, an_ev, have_ahead ? &ahead : nullptr))
 		warn(path + ": read error after " + std::to_string(lr.bytes_read()) + " bytes: " + strerror(lr.error()));
 	if (lr.bytes_skipped())

@@ -488,6 +488,53 @@ START_TEST(threads_change_nothing)
 }
 END_TEST
 
+// The evidence of text read from a file line by line, then event-first on
+// one and on two scanning threads: all three must agree (writer keys count
+// writers in the order a reading meets them: the events without theirs,
+// the progress lines as a set). Returns the progress lines found.
+static size_t event_first_as_line_by_line(const std::string &text, rule_set &rules, size_t min_events)
+{
+	char path[] = "/tmp/denpex-sparse-XXXXXX";
+	int wfd = mkstemp(path);
+	ck_assert_int_ge(wfd, 0);
+	ck_assert_int_eq(write(wfd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(wfd);
+	std::string want;
+	size_t progress = 0;
+	for (const char *how : {"lines", "1", "2"}) {
+		if (std::string(how) == "lines")
+			setenv("DENPEX_EVENT_SCAN_MIN", "1000000000000", 1);
+		else
+			unsetenv("DENPEX_EVENT_SCAN_MIN");
+		int fd = open(path, O_RDONLY);
+		line_reader lr(fd);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, how[0] == 'l' ? "1" : how, ev));
+		close(fd);
+		for (auto &e : ev.events)
+			e.key = 0;
+		std::set<uint64_t> lasts;
+		for (const auto &lp : ev.last_progress)
+			lasts.insert(lp.second);
+		ev.last_progress.clear();
+		std::string got = evidence_dump(ev);
+		for (uint64_t l : lasts)
+			got += "progress " + std::to_string(l) + "\n";
+		if (want.empty()) {
+			want = got;
+			progress = lasts.size();
+			ck_assert_uint_gt(ev.events.size(), min_events);
+			continue;
+		}
+		ck_assert_msg(got == want, "event-first (%s) reads %zu bytes of evidence, line by line %zu", how, got.size(),
+			      want.size());
+	}
+	unsetenv("DENPEX_EVENT_SCAN_MIN");
+	unsetenv("DENPEX_THREADS");
+	unlink(path);
+	return progress;
+}
+
 // Reading event-first (large files) gives what reading every line gives,
 // where a time is rare: faults and progress between timed lines megabytes
 // apart (their times are inherited across blocks the scan has no time in),
@@ -520,45 +567,70 @@ START_TEST(event_first_sparse_times_as_line_by_line)
 		else
 			text += p + "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
 	}
-	char path[] = "/tmp/denpex-sparse-XXXXXX";
-	int wfd = mkstemp(path);
-	ck_assert_int_ge(wfd, 0);
-	ck_assert_int_eq(write(wfd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-	close(wfd);
-	std::string want;
-	for (const char *how : {"lines", "1", "2"}) {
-		if (std::string(how) == "lines")
-			setenv("DENPEX_EVENT_SCAN_MIN", "1000000000000", 1);
-		else
-			unsetenv("DENPEX_EVENT_SCAN_MIN");
-		int fd = open(path, O_RDONLY);
-		line_reader lr(fd);
-		evidence ev;
-		ck_assert(read_job_log(lr, rules, how[0] == 'l' ? "1" : how, ev));
-		close(fd);
-		// Writer keys count writers in the order a reading meets them:
-		// the events without theirs, the progress lines as a set.
-		for (auto &e : ev.events)
-			e.key = 0;
-		std::set<uint64_t> lasts;
-		for (const auto &lp : ev.last_progress)
-			lasts.insert(lp.second);
-		ev.last_progress.clear();
-		std::string got = evidence_dump(ev);
-		for (uint64_t l : lasts)
-			got += "progress " + std::to_string(l) + "\n";
-		if (want.empty()) {
-			want = got;
-			ck_assert_uint_gt(ev.events.size(), 10);
-			ck_assert_uint_eq(lasts.size(), 16);
-			continue;
+	ck_assert_uint_eq(event_first_as_line_by_line(text, rules, 10), 16);
+}
+END_TEST
+
+// Each shape of time the scan's byte filter (event_scan.cc, candidate_at and
+// its SIMD masks) must let through, alone in megabytes of untimed lines
+// that look like times to a loose filter (tqdm's "[01:02<", escapes after
+// words, "[1]", "33: node063"): the faults between them inherit their times,
+// so a timed line the filter missed would change the evidence.
+START_TEST(event_first_time_shapes_as_line_by_line)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	const char *shapes[] = {
+		"[ 1234.567890] kernel: NVRM: fault",
+		"[1234.567891] kernel: NVRM: fault",
+		"[     5.100000] kernel: boot",
+		"[12345678901.5] kernel: far from boot",
+		"\x1b[32m2026-01-03 15:47:10,612 - INFO - coloured from the line start",
+		"3: 2026-01-03 15:47\x1b[0m:14 an escape inside the time",
+		"4: [\x1b[1m2026-01-03 15:47:15]\x1b[0m NCCL bracketed",
+		"1767446764.756 epoch seconds",
+		"1767446765 epoch seconds, no fraction",
+		" 2026-01-03 15:47:16 after a blank",
+		"step 5\r2026-01-03 15:47:17 after a carriage return",
+		"step 6\r 2026-01-03 15:47:18 after a carriage return and a blank",
+		"E1026 04:01:29.922296938 12345 glog.cc:1] glog",
+		"[Mon Feb  2 22:52:45 2026] dmesg -T",
+		"Feb  2 22:52:46 node1 kernel: syslog",
+		"7:\t2026-01-03T15:47:19Z after a tab",
+		"2026-01-03T15:47:20.5+01:00 iso with a zone",
+	};
+	const char *faults[] = {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+				"NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+				"RuntimeError: NCCL communicator was aborted", "Segmentation fault (core dumped)"};
+	std::string text;
+	uint64_t n = 0;
+	const size_t nshapes = sizeof shapes / sizeof shapes[0];
+	for (size_t k = 0; k <= nshapes; k++) {
+		// Each shape starts a stretch of 600 kB with one fault in it; the
+		// block boundaries of the scan fall anywhere in them.
+		if (k < nshapes)
+			text += std::string(shapes[k]) + "\n";
+		size_t stretch_end = text.size() + 600 * 1000 + k * 7919;
+		bool faulted = false;
+		while (text.size() < stretch_end) {
+			n++;
+			std::string p = std::to_string(n % 16) + ": ";
+			if (!faulted && text.size() + 300 * 1000 > stretch_end) {
+				text += p + faults[k % 4] + "\n";
+				faulted = true;
+			} else if (n % 5 == 1)
+				text += p + "Epoch 0:  41%|#| 741/1000 [01:02<03:04, 1.82it/s]\n";
+			else if (n % 5 == 2)
+				text += p + "\x1b[36m[train]\x1b[0m samples/s=848.3 mem=42.6GiB\n";
+			else if (n % 5 == 3)
+				text += p + "node063:1089586:1089586 [1] NCCL INFO cudaDriverVersion 12040\n";
+			else if (n % 5 == 4)
+				text += p + "Epoch 0:  41%|#| 742/1000 \r[01:02<03:04, 1.82it/s]\n";
+			else
+				text += p + "step " + std::to_string(n) + " | loss 2.31 | lr 3.0e-04\n";
 		}
-		ck_assert_msg(got == want, "event-first (%s) reads %zu bytes of evidence, line by line %zu", how, got.size(),
-			      want.size());
 	}
-	unsetenv("DENPEX_EVENT_SCAN_MIN");
-	unsetenv("DENPEX_THREADS");
-	unlink(path);
+	event_first_as_line_by_line(text, rules, nshapes);
 }
 END_TEST
 
@@ -728,6 +800,7 @@ static Suite *suite()
 	tcase_add_test(t, large_log_in_line_order);
 	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
+	tcase_add_test(t, event_first_time_shapes_as_line_by_line);
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);
 	tcase_add_test(t, files_chosen_ahead_change_nothing);

@@ -151,7 +151,7 @@ bool file_prefetch::choose(item &it, rule_set &rules)
 	return true;
 }
 
-bool file_prefetch::take(const std::string &path, int fd, source_kind kind, chosen_lines &out)
+bool file_prefetch::take(const std::string &path, int fd, source_kind kind, chosen_lines &out, rule_set *mine)
 {
 	std::unique_lock<std::mutex> held(fp_lock);
 	auto at = fp_by_path.find(path);
@@ -168,7 +168,32 @@ bool file_prefetch::take(const std::string &path, int fd, source_kind kind, chos
 		it.st = state::none; // not begun: the reader chooses now
 		return false;
 	}
-	fp_changed.wait(held, [&] { return it.st != state::choosing; });
+	// A worker is at it. Rather than wait idle (the reader and one worker
+	// would take turns, one CPU scanning), the reader chooses a later file
+	// of the window as a worker would, for when it gets there.
+	while (it.st == state::choosing) {
+		size_t j = SIZE_MAX;
+		for (size_t k = std::max(fp_next, i + 1); mine && k < fp_items.size() && k < fp_consumed + fp_window; k++)
+			if (fp_items[k].st == state::waiting) {
+				j = k;
+				break;
+			}
+		if (j == SIZE_MAX) {
+			fp_changed.wait(held, [&] { return it.st != state::choosing; });
+			break;
+		}
+		fp_items[j].st = state::choosing;
+		held.unlock();
+		state done = state::none;
+		try {
+			done = choose(fp_items[j], *mine) ? state::chosen : state::none;
+		} catch (...) {
+			done = state::none; // the reader chooses it when it gets there
+		}
+		held.lock();
+		fp_items[j].st = done;
+		fp_changed.notify_all();
+	}
 	if (it.st != state::chosen)
 		return false;
 	it.st = state::none;

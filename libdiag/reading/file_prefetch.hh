@@ -43,9 +43,10 @@ public:
 
 	// The choice made ahead for path, now open as fd and sniffed as kind:
 	// true with out filled when a worker chose the lines of this very file
-	// (waiting for it if it is at it); false when the reader must choose
-	// (not listed, not begun yet, another file now, a failure).
-	bool take(const std::string &path, int fd, source_kind kind, chosen_lines &out);
+	// (waiting for it if it is at it: meanwhile, with mine, the reader's
+	// own rules, choosing a later file ahead itself); false when the reader
+	// must choose (not listed, not begun yet, another file now, a failure).
+	bool take(const std::string &path, int fd, source_kind kind, chosen_lines &out, rule_set *mine = nullptr);
 
 	// How many threads choose ahead (0: none, the reader does it all).
 	size_t workers() const { return fp_threads.size(); }
