@@ -392,16 +392,40 @@ int lost_node(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, reporters, 1, true);
 }
 
+// The node a Slurm task ran on: srun's "node: task N: ..." lines and the
+// plugin's records; -1 when they say none or several.
+int node_of_task(const evidence &ev, int task)
+{
+	std::set<int> nodes;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 ||
+		    ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			if (t == task)
+				nodes.insert(e.host);
+	}
+	for (const auto &pt : ev.plugin_tasks)
+		if (pt.task == task && pt.node >= 0 && pt.step != "batch" && pt.step != "extern")
+			nodes.insert(pt.node);
+	return nodes.size() == 1 ? *nodes.begin() : -1;
+}
+
 // A launch that timed out waiting for its nodes (rendezvous, the store's
 // clients): the one node of the job from which no rank reported the wait
-// is the one that never joined.
+// is the one that never joined. A report that names no host comes from
+// the node its Slurm task (a node's launcher, by its srun label) ran on.
 int node_never_joined(const diagnosis_context &cx)
 {
 	std::set<std::string> waiting;
-	for (const auto &e : cx.ev.events)
-		if (!e.dropped && e.cls == failure_class::launch_failure && e.host >= 0 &&
-		    cx.ev.sources()[e.file].kind != source_kind::kernel_log)
-			waiting.insert(cx.ev.host_name(e.host));
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || e.cls != failure_class::launch_failure ||
+		    cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1;
+		if (host >= 0)
+			waiting.insert(cx.ev.host_name(host));
+	}
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
