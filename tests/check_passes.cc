@@ -1107,6 +1107,55 @@ START_TEST(host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node)
 }
 END_TEST
 
+static void place_local(fixture &f, int rank, const char *host, int local_rank)
+{
+	rank_info ri;
+	ri.rank = rank;
+	ri.host = f.ev.intern_host(host);
+	ri.local_rank = local_rank;
+	f.ev.ranks.add(ri);
+}
+
+START_TEST(host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen)
+{
+	{
+		fixture f; // no node list: three hosts, one block of 8 ranks each
+		f.ev.ranks.note_world_size(24);
+		place_local(f, 0, "a", 0);
+		place_local(f, 3, "a", 3);
+		place_local(f, 9, "b", 1);
+		place_local(f, 16, "c", 0);
+		place_local(f, 23, "c", 7);
+		DIAG_CK_STR_EQ(host_resolved(f, 21), "c");
+		DIAG_CK_STR_EQ(host_resolved(f, 12), "b");
+	}
+	{
+		fixture f; // ranks spread round-robin: no blocks, no guess
+		f.ev.ranks.note_world_size(8);
+		place_local(f, 0, "a", 0);
+		place_local(f, 1, "b", 0);
+		place_local(f, 2, "a", 1);
+		place_local(f, 3, "b", 1);
+		DIAG_CK_STR_EQ(host_resolved(f, 5), "-");
+	}
+	{
+		fixture f; // two hosts seen, but rank 23 is local rank 7: a third host, unseen
+		f.ev.ranks.note_world_size(24);
+		place_local(f, 0, "a", 0);
+		place_local(f, 23, "c", 7);
+		DIAG_CK_STR_EQ(host_resolved(f, 12), "-");
+	}
+	{
+		fixture f; // no local rank known: the blocks are a guess
+		f.ev.ranks.note_world_size(24);
+		place(f, 0, "a");
+		place(f, 9, "b");
+		place(f, 23, "c");
+		DIAG_CK_STR_EQ(host_resolved(f, 21), "-");
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -1119,6 +1168,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);
 	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
 	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);
+	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	suite_add_tcase(s, t);
 }
 

@@ -312,9 +312,56 @@ namespace {
 // known rank is placed, or the node that Slurm's block order (ranks
 // numbered through the nodes in list order) gives, when every known rank
 // sits where that order says, on two nodes at least.
+// Without Slurm's node list: the hosts the known ranks ran on, where each
+// holds one block of consecutive ranks (world / hosts of them, in some
+// order), every block has its host, and the local ranks known say so too
+// (a host no rank of which is known would break them): the block a rank
+// falls in is its.
+int host_by_blocks(evidence &ev, int rank)
+{
+	int world = ev.ranks.world_size();
+	std::set<int> hosts;
+	for (const auto &x : ev.ranks.all())
+		if (x.first >= 0 && x.first < world && x.second.host >= 0 && !loopback_name(ev.host_name(x.second.host)))
+			hosts.insert(x.second.host);
+	int n = static_cast<int>(hosts.size());
+	if (n < 2 || world <= rank || world % n != 0)
+		return -1;
+	int per_node = world / n;
+	std::map<int, int> block_host, host_block;
+	int local_ranks = 0;
+	for (const auto &x : ev.ranks.all()) {
+		if (x.first < 0 || x.first >= world || !hosts.count(x.second.host))
+			continue;
+		if (x.second.local_rank >= 0) {
+			if (x.first % per_node != x.second.local_rank)
+				return -1;
+			local_ranks++;
+		}
+		int block = x.first / per_node;
+		auto b = block_host.emplace(block, x.second.host).first;
+		auto h = host_block.emplace(x.second.host, block).first;
+		if (b->second != x.second.host || h->second != block)
+			return -1; // ranks of one block on two hosts, or one host in two blocks
+	}
+	// The lines that name a rank and its local rank (a torchrun failure block).
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.local_rank < 0)
+			continue;
+		if (e.rank % per_node != e.local_rank)
+			return -1;
+		local_ranks++;
+	}
+	if (static_cast<int>(block_host.size()) != n || local_ranks == 0)
+		return -1;
+	return block_host[rank / per_node];
+}
+
 int host_by_layout(evidence &ev, int rank)
 {
 	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+	if (nodes.empty() && ev.job.nodelist.empty())
+		return host_by_blocks(ev, rank);
 	if (nodes.size() == 1)
 		return ev.intern_host(nodes[0]);
 	int world = ev.ranks.world_size();
