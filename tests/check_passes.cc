@@ -1156,6 +1156,34 @@ START_TEST(host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen)
 }
 END_TEST
 
+START_TEST(peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll)
+{
+	// torchrun's agent reports a worker's exit seconds late; srun's word
+	// that late is an exit after the error.
+	for (int by_agent = 0; by_agent < 2; by_agent++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
+		bb.host = b;
+		bb.captures = {{"host_ip", "10.0.0.2"}};
+		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
+		err.host = a;
+		err.captures = {{"peer", "10.0.0.2<41222>"}};
+		event &gone = exited(f, 8, 1, 3, 50);
+		gone.host = b;
+		if (by_agent)
+			gone.local_rank = 0;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[1];
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		pass_peer_fault(cx);
+		ck_assert_int_eq(cx.d.first_rank, by_agent ? 8 : 3);
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -1169,6 +1197,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
 	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
+	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	suite_add_tcase(s, t);
 }
 
