@@ -1000,6 +1000,190 @@ START_TEST(host_resolution_names_an_address_by_the_node_nccl_says_uses_it)
 }
 END_TEST
 
+static event &step_cancelled(fixture &f, double secs, uint64_t line)
+{
+	event &c = f.add(failure_class::user_cancel, event_role::victim, -1, secs, line, 0, "test.step_cancelled");
+	c.kind = rule_kind::job_end;
+	return c;
+}
+
+START_TEST(slurm_last_word_a_step_cancelled_before_any_trouble_is_a_cancellation)
+{
+	// Nothing went wrong before slurmstepd cancelled the step: scancel.
+	fixture f;
+	step_cancelled(f, 0, 10);
+	event &term = f.add(failure_class::unknown, event_role::victim, 2, 0.2, 11, 0, "test.closing_signal");
+	term.kind = rule_kind::task_exit;
+	term.signal = 15;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_slurm_last_word(cx);
+	ck_assert(f.ev.events[0].role == event_role::initiating);
+	pass_fault_choice(cx);
+	ck_assert_ptr_eq(cx.best.e, &f.ev.events[0]);
+	ck_assert(cx.best.e->cls == failure_class::user_cancel);
+}
+END_TEST
+
+START_TEST(slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown)
+{
+	// srun's kill of the step after a task failed reads the same: a teardown.
+	fixture f;
+	exited(f, 3, 1, -0.5, 9);
+	step_cancelled(f, 0, 10);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_slurm_last_word(cx);
+	ck_assert(f.ev.events[1].role == event_role::victim);
+	// sacct's word, where there is one, is Slurm's last word instead.
+	fixture g;
+	g.ev.job.state = "FAILED";
+	step_cancelled(g, 0, 10);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_slurm_last_word(cy);
+	ck_assert(g.ev.events[0].role == event_role::victim);
+}
+END_TEST
+
+START_TEST(peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit)
+{
+	for (int peer_said_why = 0; peer_said_why < 2; peer_said_why++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &ba = f.add(failure_class::unknown, event_role::context, 0, -600, 1, f.log, "nccl.bootstrap_address");
+		ba.host = a;
+		ba.captures = {{"host_ip", "10.0.0.1"}};
+		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
+		bb.host = b;
+		bb.captures = {{"host_ip", "10.0.0.2"}};
+		event &gone = exited(f, 8, 1, -1, 30);
+		gone.host = b;
+		if (peer_said_why) {
+			event &why = f.add(failure_class::python_exception, event_role::initiating, 8, -1.5, 29);
+			why.host = b;
+		}
+		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
+		err.host = a;
+		err.captures = {{"peer", "10.0.0.2<41222>"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events.back();
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		pass_peer_fault(cx);
+		if (peer_said_why) {
+			// Its exit has a reason of its own: not this pass's to read.
+			ck_assert_int_eq(cx.d.first_rank, 3);
+			ck_assert(cx.d.cls == failure_class::network);
+			continue;
+		}
+		ck_assert_int_eq(cx.d.first_rank, 8);
+		ck_assert_int_eq(cx.d.first_host, b);
+		ck_assert(cx.d.cls == failure_class::unknown);
+	}
+}
+END_TEST
+
+START_TEST(host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node)
+{
+	// torchrun under srun: each node's agent is a Slurm task; its report
+	// carries the label only, and srun's "node: task N" line says where.
+	fixture f;
+	f.ev.job.nodelist = "n[1-3]";
+	const char *node_of[] = {"n1", "n3"};
+	for (int task = 0; task < 2; task++) {
+		event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 4 + task);
+		w.task = task;
+		event &x = exited(f, -1, 1, 901, 10 + task);
+		x.host = f.ev.intern_host(node_of[task]);
+		x.captures = {{"task", std::to_string(task)}};
+	}
+	f.ev.intern_host("n2");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	pass_host_resolution(cx);
+	ck_assert_int_ge(cx.d.first_host, 0);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n2");
+}
+END_TEST
+
+static void place_local(fixture &f, int rank, const char *host, int local_rank)
+{
+	rank_info ri;
+	ri.rank = rank;
+	ri.host = f.ev.intern_host(host);
+	ri.local_rank = local_rank;
+	f.ev.ranks.add(ri);
+}
+
+START_TEST(host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen)
+{
+	{
+		fixture f; // no node list: three hosts, one block of 8 ranks each
+		f.ev.ranks.note_world_size(24);
+		place_local(f, 0, "a", 0);
+		place_local(f, 3, "a", 3);
+		place_local(f, 9, "b", 1);
+		place_local(f, 16, "c", 0);
+		place_local(f, 23, "c", 7);
+		DIAG_CK_STR_EQ(host_resolved(f, 21), "c");
+		DIAG_CK_STR_EQ(host_resolved(f, 12), "b");
+	}
+	{
+		fixture f; // ranks spread round-robin: no blocks, no guess
+		f.ev.ranks.note_world_size(8);
+		place_local(f, 0, "a", 0);
+		place_local(f, 1, "b", 0);
+		place_local(f, 2, "a", 1);
+		place_local(f, 3, "b", 1);
+		DIAG_CK_STR_EQ(host_resolved(f, 5), "-");
+	}
+	{
+		fixture f; // two hosts seen, but rank 23 is local rank 7: a third host, unseen
+		f.ev.ranks.note_world_size(24);
+		place_local(f, 0, "a", 0);
+		place_local(f, 23, "c", 7);
+		DIAG_CK_STR_EQ(host_resolved(f, 12), "-");
+	}
+	{
+		fixture f; // no local rank known: the blocks are a guess
+		f.ev.ranks.note_world_size(24);
+		place(f, 0, "a");
+		place(f, 9, "b");
+		place(f, 23, "c");
+		DIAG_CK_STR_EQ(host_resolved(f, 21), "-");
+	}
+}
+END_TEST
+
+START_TEST(peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll)
+{
+	// torchrun's agent reports a worker's exit seconds late; srun's word
+	// that late is an exit after the error.
+	for (int by_agent = 0; by_agent < 2; by_agent++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
+		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
+		bb.host = b;
+		bb.captures = {{"host_ip", "10.0.0.2"}};
+		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
+		err.host = a;
+		err.captures = {{"peer", "10.0.0.2<41222>"}};
+		event &gone = exited(f, 8, 1, 3, 50);
+		gone.host = b;
+		if (by_agent)
+			gone.local_rank = 0;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[1];
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		pass_peer_fault(cx);
+		ck_assert_int_eq(cx.d.first_rank, by_agent ? 8 : 3);
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -1008,6 +1192,12 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
 	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
 	tcase_add_test(t, host_resolution_names_an_address_by_the_node_nccl_says_uses_it);
+	tcase_add_test(t, slurm_last_word_a_step_cancelled_before_any_trouble_is_a_cancellation);
+	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);
+	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
+	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);
+	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
+	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	suite_add_tcase(s, t);
 }
 

@@ -312,9 +312,56 @@ namespace {
 // known rank is placed, or the node that Slurm's block order (ranks
 // numbered through the nodes in list order) gives, when every known rank
 // sits where that order says, on two nodes at least.
+// Without Slurm's node list: the hosts the known ranks ran on, where each
+// holds one block of consecutive ranks (world / hosts of them, in some
+// order), every block has its host, and the local ranks known say so too
+// (a host no rank of which is known would break them): the block a rank
+// falls in is its.
+int host_by_blocks(evidence &ev, int rank)
+{
+	int world = ev.ranks.world_size();
+	std::set<int> hosts;
+	for (const auto &x : ev.ranks.all())
+		if (x.first >= 0 && x.first < world && x.second.host >= 0 && !loopback_name(ev.host_name(x.second.host)))
+			hosts.insert(x.second.host);
+	int n = static_cast<int>(hosts.size());
+	if (n < 2 || world <= rank || world % n != 0)
+		return -1;
+	int per_node = world / n;
+	std::map<int, int> block_host, host_block;
+	int local_ranks = 0;
+	for (const auto &x : ev.ranks.all()) {
+		if (x.first < 0 || x.first >= world || !hosts.count(x.second.host))
+			continue;
+		if (x.second.local_rank >= 0) {
+			if (x.first % per_node != x.second.local_rank)
+				return -1;
+			local_ranks++;
+		}
+		int block = x.first / per_node;
+		auto b = block_host.emplace(block, x.second.host).first;
+		auto h = host_block.emplace(x.second.host, block).first;
+		if (b->second != x.second.host || h->second != block)
+			return -1; // ranks of one block on two hosts, or one host in two blocks
+	}
+	// The lines that name a rank and its local rank (a torchrun failure block).
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.local_rank < 0)
+			continue;
+		if (e.rank % per_node != e.local_rank)
+			return -1;
+		local_ranks++;
+	}
+	if (static_cast<int>(block_host.size()) != n || local_ranks == 0)
+		return -1;
+	return block_host[rank / per_node];
+}
+
 int host_by_layout(evidence &ev, int rank)
 {
 	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
+	if (nodes.empty() && ev.job.nodelist.empty())
+		return host_by_blocks(ev, rank);
 	if (nodes.size() == 1)
 		return ev.intern_host(nodes[0]);
 	int world = ev.ranks.world_size();
@@ -392,16 +439,40 @@ int lost_node(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, reporters, 1, true);
 }
 
+// The node a Slurm task ran on: srun's "node: task N: ..." lines and the
+// plugin's records; -1 when they say none or several.
+int node_of_task(const evidence &ev, int task)
+{
+	std::set<int> nodes;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 ||
+		    ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			if (t == task)
+				nodes.insert(e.host);
+	}
+	for (const auto &pt : ev.plugin_tasks)
+		if (pt.task == task && pt.node >= 0 && pt.step != "batch" && pt.step != "extern")
+			nodes.insert(pt.node);
+	return nodes.size() == 1 ? *nodes.begin() : -1;
+}
+
 // A launch that timed out waiting for its nodes (rendezvous, the store's
 // clients): the one node of the job from which no rank reported the wait
-// is the one that never joined.
+// is the one that never joined. A report that names no host comes from
+// the node its Slurm task (a node's launcher, by its srun label) ran on.
 int node_never_joined(const diagnosis_context &cx)
 {
 	std::set<std::string> waiting;
-	for (const auto &e : cx.ev.events)
-		if (!e.dropped && e.cls == failure_class::launch_failure && e.host >= 0 &&
-		    cx.ev.sources()[e.file].kind != source_kind::kernel_log)
-			waiting.insert(cx.ev.host_name(e.host));
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || e.cls != failure_class::launch_failure ||
+		    cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1;
+		if (host >= 0)
+			waiting.insert(cx.ev.host_name(host));
+	}
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 

@@ -1,7 +1,9 @@
 // Whose link broke: a network error names its peer's address; where that
 // address is a host of the job whose own link failed (the kernel saw it
 // go down, or its rank's network error came first), the fault is the
-// peer's and this rank only saw it.
+// peer's and this rank only saw it. Where a rank there had exited on its
+// own with nothing logged (its exit code, no error of its own), the peer's
+// process went away: that exit, not the network, is the first fault.
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
@@ -29,6 +31,42 @@ bool kernel_link_fault(const evidence &ev, const event &e, int host)
 	       ev.sources()[e.file].kind == source_kind::kernel_log;
 }
 
+constexpr double launcher_poll_s = 5.0;
+
+// A rank on host whose process exited with an exit code of its own (not a
+// signal), by the time of err, having logged no fault or symptom first:
+// it went away for a reason the logs do not keep.
+const event *silent_exit_on(const evidence &ev, const diagnosis_context &cx, int host, const event &err)
+{
+	const event *found = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.rank < 0 || e.exitcode <= 0 || e.signal > 0)
+			continue;
+		const rank_info *ri = ev.ranks.by_rank(e.rank);
+		int h = ri && ri->host >= 0 ? ri->host : e.host;
+		if (h != host)
+			continue;
+		// A per-node launcher reports a worker's exit on its next poll
+		// (torchrun's monitor_interval: 5 s in older releases): an exit
+		// reported that much after the error may still have come first.
+		double slack_s = cx.clk.uncertainty(host) + e.time_unc_s + err.time_unc_s +
+				 (e.local_rank >= 0 ? 2 * launcher_poll_s : 0.0);
+		if (e.time_us != no_time && err.time_us != no_time &&
+		    static_cast<double>(e.time_us - err.time_us) > slack_s * 1e6)
+			continue; // it exited after the error: perhaps of it
+		if (found && found->rank != e.rank)
+			return nullptr; // several ranks there: which one is not known
+		found = &e;
+	}
+	if (!found)
+		return nullptr;
+	for (const auto &e : ev.events)
+		if (!e.dropped && !e.decoy && e.rank == found->rank && e.kind != rule_kind::task_exit &&
+		    (e.role == event_role::initiating || (e.role == event_role::victim && e.cls != failure_class::unknown)))
+			return nullptr; // it said why (or what it suffered)
+	return found;
+}
+
 } // namespace
 
 // The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
@@ -52,7 +90,9 @@ void pass_peer_fault(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	const evidence &ev = cx.ev;
-	if (!d.first || d.cls != failure_class::network || d.first->host < 0)
+	// An error that names no host of its own (a "Last error:" line inside
+	// a traceback) still names its peer.
+	if (!d.first || d.cls != failure_class::network)
 		return;
 	std::string peer = address_of(d.first->capture("peer"));
 	int at = host_with_address(ev, peer);
@@ -63,7 +103,7 @@ void pass_peer_fault(diagnosis_context &cx)
 	for (const auto &e : ev.events) {
 		if (kernel_link_fault(ev, e, at))
 			peer_link = true;
-		if (kernel_link_fault(ev, e, d.first->host))
+		if (d.first->host >= 0 && kernel_link_fault(ev, e, d.first->host))
 			own_link = true;
 		// A flush or a closed socket there is a symptom, not its fault.
 		if (!e.dropped && e.cls == failure_class::network && e.role == event_role::initiating && e.host == at &&
@@ -73,6 +113,21 @@ void pass_peer_fault(diagnosis_context &cx)
 	}
 	if (own_link)
 		return; // this rank's own link failed: its error is its own
+	if (const event *gone = peer_link ? nullptr : silent_exit_on(ev, cx, at, *d.first)) {
+		d.notes.push_back("rank " + std::to_string(d.first->rank) + "'s network error names its peer " + peer + " (" +
+				  ev.host_name(at) + "), where rank " + std::to_string(gone->rank) +
+				  " had exited on its own with nothing logged: the peer's process went away, not the network");
+		d.cls = failure_class::unknown;
+		d.first = gone;
+		d.first_rank = gone->rank;
+		d.first_host = at;
+		d.borrowed_rank = -1;
+		d.rank_singled_out = true;
+		d.ties.clear();
+		return;
+	}
+	if (d.first->host < 0)
+		return;
 	// First beyond what the two hosts' clocks may be off by.
 	bool peer_went_first = false;
 	if (peer_first && peer_first->time_us != no_time && d.first->time_us != no_time) {

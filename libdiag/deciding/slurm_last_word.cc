@@ -1,11 +1,68 @@
 // Slurm's last word: the job's final State in sacct, as a candidate event
 // when no log line said it. It decides the class only when nothing earlier
 // and still relevant explains the end (fault_choice orders it by time).
+// Without sacct, a step that slurmstepd cancelled before anything of the
+// job had gone wrong was cancelled from outside (scancel).
 #include "deciding/context.hh"
+
+#include <climits>
+#include <csignal>
 
 namespace diag {
 
 namespace {
+
+// Whether a came before b: by line in one file, else on the common clock
+// (unknown times order nothing).
+bool before(const event &a, const event &b)
+{
+	if (a.file == b.file)
+		return a.line < b.line;
+	return a.time_us != no_time && b.time_us != no_time && a.time_us < b.time_us;
+}
+
+// Something of the job that went wrong on its own: a fault, a process that
+// failed (an exit code, a crash, a kill), a timeout, a victim's symptom of
+// a fault. The teardown a cancellation causes (a launcher's SIGTERM to its
+// workers, srun's "Terminated") is none, nor what the job survived.
+bool trouble(const event &e)
+{
+	if (e.dropped || e.decoy || e.handled || e.kind == rule_kind::job_end)
+		return false;
+	if (e.kind == rule_kind::task_exit)
+		return e.exitcode > 0 || (e.signal > 0 && e.signal != SIGTERM && e.signal != SIGINT && e.signal != SIGHUP);
+	if (e.kind == rule_kind::watchdog || e.role == event_role::initiating)
+		return true;
+	return e.role == event_role::victim && e.cls != failure_class::unknown && e.cls != failure_class::user_cancel;
+}
+
+// srun's "STEP J.S ON node CANCELLED AT t" names no reason: scancel, or
+// srun tearing the step down after a task failed. With nothing of the job
+// going wrong before it, the former: the earliest such line becomes the
+// job's end, a cancellation.
+void step_cancel_without_cause(evidence &ev)
+{
+	if (!ev.job.state.empty())
+		return; // sacct says how the job ended
+	event *first = nullptr;
+	for (auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::job_end)
+			continue;
+		if (e.role == event_role::initiating || (e.role == event_role::victim && e.cls != failure_class::user_cancel))
+			return; // a line says why the job ended (a time limit, a task's failure)
+		if (e.cls == failure_class::user_cancel && (!first || before(e, *first) ||
+							    (first->time_us == no_time && e.time_us != no_time)))
+			first = &e;
+	}
+	if (!first)
+		return;
+	for (const auto &e : ev.events)
+		if (&e != first && trouble(e) && before(e, *first))
+			return;
+	first->role = event_role::initiating;
+	first->weight = 45;
+	first->why_not.clear();
+}
 
 bool sacct_state_event(const evidence &ev, event &out)
 {
@@ -45,6 +102,7 @@ bool job_level(failure_class c)
 
 void pass_slurm_last_word(diagnosis_context &cx)
 {
+	step_cancel_without_cause(cx.ev);
 	cx.have_sacct = sacct_state_event(cx.ev, cx.sacct_ev);
 }
 

@@ -366,6 +366,9 @@ class Scenario:
         self.hostpfx_ip = rng.random() < 0.5      # pdsh/DeepSpeed style "10.0.3.17: "
         self.split_err = rng.random() < 0.5
         self.kill_on_bad_exit = rng.random() < 0.35
+        # Which words slurmstepd uses for srun's kill of the step (a draw of its own, so
+        # the main stream of draws, and every other case, stays as it was).
+        self.cancel_reason_words = random.Random(self.seed ^ 0x5c4a).random() < 0.5
         self.crlf = rng.random() < 0.1
         self.ansi = rng.random() < 0.15
         self.nccl_ts = "none"
@@ -1058,7 +1061,9 @@ class Scenario:
             for n in self.nodes:
                 if rng.random() < 0.7 or n.idx == 0:
                     tk = kill_time + rng.uniform(0.001, 0.05)
-                    self.srun(tk, "slurmstepd: error: *** STEP %d.0 ON %s CANCELLED AT %s DUE TO TASK FAILURE ***" % (self.jobid, n.name, fmt_iso(n.h(tk))))
+                    # Slurm before 23.02 names no reason for srun's kill: the same words as scancel's
+                    why = " DUE TO TASK FAILURE" if self.cancel_reason_words else ""
+                    self.srun(tk, "slurmstepd: error: *** STEP %d.0 ON %s CANCELLED AT %s%s ***" % (self.jobid, n.name, fmt_iso(n.h(tk)), why))
             for n in self.nodes:
                 alive = [rk for rk in n.ranks if rk.r not in dead]
                 if not alive:
@@ -1668,7 +1673,16 @@ class Scenario:
         if rng.random() < 0.3:
             # the culprit was busy in its dataloader: a last progress line before going quiet
             self.w(c, self.t0 - 0.2, "fetching shard %d from object store" % rng.randint(0, 9999), "out", "print")
-        return self.hang_wave(c, silent=True, mismatch=(v == "mismatch"))
+        t_end = self.hang_wave(c, silent=True, mismatch=(v == "mismatch"))
+        if v == "silent":
+            # The culprit printed no timeout; where other ranks printed none either (a
+            # torchrun agent SIGTERMed them before their watchdogs fired) and no flight
+            # recorder dump shows it behind, nothing in the logs singles it out.
+            quiet = [rk.r for rk in self.ranks if rk.r not in self.fr and rk.r != c.r]
+            if quiet and not (self.fr_on and c.r in self.fr):
+                self.set_first(None, self.t0)
+                self.notes.append("silent hang undecidable: %d other rank(s) printed no timeout either" % len(quiet))
+        return t_end
 
     def story_unknown(self, c):
         rng = self.rng
