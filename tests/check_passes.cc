@@ -1,12 +1,17 @@
 // The diagnosis passes one at a time, on evidence built by hand: each test
 // sets up what a pass reads and checks only what that pass decides.
 #include "ck_cxx.hh"
+#include "aligning/clock.hh"
 #include "aligning/rank_layout.hh"
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
+#include <cstdlib>
+#include <ctime>
 #include <string>
 #include <utility>
+
+#include <unistd.h>
 
 using namespace diag;
 
@@ -1011,6 +1016,155 @@ static void add_hang_tests(Suite *s)
 	suite_add_tcase(s, t);
 }
 
+// Evidence for the zone tests: one absolute stamp at t0 (UTC) and two
+// local stamps (no zone) that read t0 + shift_s on their host's clock, so
+// that inference would take shift_s as the zone.
+static void zone_evidence(fixture &f, int shift_s)
+{
+	int host = f.ev.intern_host("gpu-a01");
+	event &a = f.add(failure_class::unknown, event_role::context, 0, 0, 1);
+	a.host = host;
+	for (int i = 0; i < 2; i++) {
+		event &e = f.add(failure_class::unknown, event_role::context, 0, 60.0 * (i + 1), 2 + i);
+		e.host = host;
+		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 60 * (i + 1));
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		e.ts = ts_value{};
+		e.ts.kind = ts_kind::local;
+		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+	}
+}
+
+static void say_zone(fixture &f, const char *zone)
+{
+	event &z = f.add(failure_class::unknown, event_role::context, -1, 0, 9);
+	z.kind = rule_kind::zone_name;
+	z.captures.emplace_back("zone", zone);
+	z.ts = ts_value{};
+}
+
+START_TEST(zone_stated_by_the_job_wins_over_the_inferred_one)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	zone_evidence(f, 10 * 3600);
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	{
+		// Nothing stated: the offset that lines the stamps up.
+		fixture g;
+		zone_evidence(g, 10 * 3600);
+		clock_result cr;
+		resolve_times(g.ev, co, cr);
+		// (within the half hour inference allows)
+		ck_assert_int_le(std::abs(cr.zone_offset_s - 10 * 3600), 1800);
+		ck_assert(cr.zone_inferred);
+	}
+	say_zone(f, "JST");
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_eq(cr.zone_offset_s, 9 * 3600);
+	ck_assert(!cr.zone_inferred);
+	ck_assert_str_eq(cr.zone_name.c_str(), "JST");
+	// The local stamps are read in JST: an hour after what they would be at +10.
+	ck_assert_int_eq(f.ev.events[1].raw_us, t0 + 3600LL * us_per_s + 60 * us_per_s);
+}
+END_TEST
+
+START_TEST(zone_an_abbreviation_of_several_zones_says_nothing)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	// CST is US Central, China and Cuba: not in zones.yaml.
+	ck_assert(!f.kn.zones().count("CST"));
+	ck_assert(!f.kn.zones().count("IST"));
+	ck_assert_int_eq(f.kn.zones().at("CEST"), 2 * 3600);
+	ck_assert_int_eq(f.kn.zones().at("EDT"), -4 * 3600);
+	zone_evidence(f, 8 * 3600);
+	say_zone(f, "CST");
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_le(std::abs(cr.zone_offset_s - 8 * 3600), 1800);
+	ck_assert(cr.zone_inferred);
+	ck_assert(cr.zone_name.empty());
+}
+END_TEST
+
+START_TEST(zone_measured_by_the_plugin_wins_over_the_stated_one)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	zone_evidence(f, 2 * 3600);
+	say_zone(f, "JST");
+	plugin_task pt;
+	pt.task = 0;
+	pt.node = f.ev.intern_host("gpu-a01");
+	pt.has_utc_offset = true;
+	pt.utc_offset_s = 2 * 3600;
+	f.ev.plugin_tasks.push_back(pt);
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_eq(cr.zone_offset_s, 9 * 3600);
+	// The node's own lines are read in the zone its records give.
+	ck_assert_int_eq(f.ev.events[1].raw_us, t0 + 60 * us_per_s);
+	// A configured zone is not second-guessed by either.
+	fixture g;
+	zone_evidence(g, 2 * 3600);
+	say_zone(g, "JST");
+	co.tz_given = true;
+	co.default_tz_offset_s = 3600;
+	clock_result cg;
+	resolve_times(g.ev, co, cg);
+	ck_assert_int_eq(cg.zone_offset_s, 3600);
+	ck_assert(cg.zone_name.empty());
+}
+END_TEST
+
+START_TEST(zone_table_refuses_a_bad_offset_and_a_name_twice)
+{
+	char tmpl[] = "/tmp/denpex-zones-XXXXXX";
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	auto load = [&](const char *text, std::string &err) {
+		FILE *fp = fopen(tmpl, "w");
+		fputs(text, fp);
+		fclose(fp);
+		knowledge kn;
+		return kn.load_zones(tmpl, err);
+	};
+	std::string err;
+	ck_assert(load("zones:\n  - {name: JST, offset: \"+09:00\"}\n  - {name: NST, offset: \"-03:30\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+9\"}\n", err));
+	ck_assert_msg(err.find("offset") != std::string::npos, "%s", err.c_str());
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+09:07\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: jst, offset: \"+09:00\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+09:00\"}\n  - {name: JST, offset: \"+09:00\"}\n", err));
+	ck_assert_msg(err.find("twice") != std::string::npos, "%s", err.c_str());
+	ck_assert(!load("zone: []\n", err));
+	unlink(tmpl);
+}
+END_TEST
+
+static void add_zone_tests(Suite *s)
+{
+	TCase *t = tcase_create("zone");
+	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
+	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
+	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
+	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);
+	suite_add_tcase(s, t);
+}
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -1056,6 +1210,7 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
 	add_hang_tests(s);
+	add_zone_tests(s);
 	return s;
 }
 
