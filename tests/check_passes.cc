@@ -1155,6 +1155,77 @@ START_TEST(zone_table_refuses_a_bad_offset_and_a_name_twice)
 }
 END_TEST
 
+// Horovod's stall inspector, written by the coordinator (rank 0): the
+// ranks it names missing are the hang's suspects.
+START_TEST(stall_report_names_the_missing_rank)
+{
+	fixture f;
+	for (int i = 0; i < 3; i++) {
+		event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + i);
+		e.captures = {{"missing_rank", "5"}};
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 5);
+	ck_assert(cx.hv.why.find("stall") != std::string::npos);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::collective_hang);
+	ck_assert_int_eq(cx.d.first_rank, 5);
+}
+END_TEST
+
+START_TEST(stall_report_lists_several_missing_ranks_and_reads_a_label)
+{
+	fixture f;
+	event &a = f.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	a.captures = {{"missing_rank", "0, 6"}};
+	// "6: [allreduce.x ...]": the line's label is the rank.
+	event &b = f.add(failure_class::collective_hang, event_role::victim, -1, 0, 11);
+	b.task = 3;
+	b.captures = {{"stall_list", ""}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 3);
+	ck_assert_int_eq(cx.hv.suspects[0], 0);
+	ck_assert_int_eq(cx.hv.suspects[1], 3);
+	ck_assert_int_eq(cx.hv.suspects[2], 6);
+	// A dropped report (from before the job) names nobody.
+	fixture g;
+	event &c = g.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	c.captures = {{"missing_rank", "2"}};
+	c.dropped = true;
+	diagnosis_context cg(g.ev, g.kn, g.clk, g.fr);
+	pass_stall_report(cg);
+	ck_assert(cg.hv.suspects.empty());
+}
+END_TEST
+
+START_TEST(stall_report_leaves_a_suspect_the_structure_found)
+{
+	fixture f;
+	for (int r = 0; r < 8; r++)
+		watchdog(f, r, 511, r == 3 ? "BROADCAST" : "ALLREDUCE", r == 3 ? "112" : "33554432");
+	event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	e.captures = {{"missing_rank", "6"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 3);
+}
+END_TEST
+
+static void add_stall_tests(Suite *s)
+{
+	TCase *t = tcase_create("stall");
+	tcase_add_test(t, stall_report_names_the_missing_rank);
+	tcase_add_test(t, stall_report_lists_several_missing_ranks_and_reads_a_label);
+	tcase_add_test(t, stall_report_leaves_a_suspect_the_structure_found);
+	suite_add_tcase(s, t);
+}
+
 static void add_zone_tests(Suite *s)
 {
 	TCase *t = tcase_create("zone");
@@ -1211,6 +1282,7 @@ static Suite *suite()
 	suite_add_tcase(s, t);
 	add_hang_tests(s);
 	add_zone_tests(s);
+	add_stall_tests(s);
 	return s;
 }
 
