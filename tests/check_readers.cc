@@ -199,6 +199,23 @@ START_TEST(prefix_styles)
 }
 END_TEST
 
+START_TEST(prefix_horovodrun_tags_with_the_rank_alone)
+{
+	// horovodrun's own launcher (gloo): "[rank]<stream>:".
+	line_identity id = parse_prefix("[3]<stderr>:Traceback (most recent call last):");
+	ck_assert_int_eq(id.rank, 3);
+	DIAG_CK_STR_EQ(std::string(id.body), "Traceback (most recent call last):");
+	id = parse_prefix("[12]<stdout>:gpu-h02:31501:31678 [1] NCCL INFO x");
+	ck_assert_int_eq(id.rank, 12);
+	ck_assert(id.nccl);
+	// A bracketed number without its stream is no tag (torchrun's "[0]:").
+	id = parse_prefix("[0]: time : 2026-04-14_06:50:01");
+	ck_assert_int_eq(id.rank, -1);
+	id = parse_prefix("[5] loss 2.3");
+	ck_assert_int_eq(id.rank, -1);
+}
+END_TEST
+
 START_TEST(sniff_kinds)
 {
 	ck_assert(sniff_source("JobID|JobName|State\n1|x|FAILED\n").what == sniffed::sacct_text);
@@ -720,6 +737,7 @@ static Suite *suite()
 	tcase_add_test(t, reader_binary_detection);
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
+	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);

@@ -132,7 +132,8 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 }
 
 // Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
-// MPI_COMM_WORLD: the global rank of Horovod and other MPI launches).
+// MPI_COMM_WORLD: the global rank of Horovod and other MPI launches);
+// horovodrun's own launcher (gloo) tags with the rank alone: "[5]<stderr>:".
 bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
 {
 	size_t i = 1;
@@ -142,12 +143,17 @@ bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
 			i++;
 		return i > start;
 	};
-	if (s.empty() || s[0] != '[' || !digits() || i >= s.size() || s[i] != ',')
+	if (s.empty() || s[0] != '[' || !digits() || i >= s.size())
 		return false;
-	i++;
-	size_t rank_at = i;
-	if (!digits() || i >= s.size() || s[i] != ']')
-		return false;
+	size_t rank_at = 1;
+	if (s[i] == ',') {
+		i++;
+		rank_at = i;
+		if (!digits() || i >= s.size() || s[i] != ']')
+			return false;
+	} else if (s[i] != ']' || i + 1 >= s.size() || s[i + 1] != '<') {
+		return false; // "[5]" alone is no tag: only with its stream
+	}
 	long long v;
 	if (!parse_uint(s.substr(rank_at, i - rank_at), v))
 		return false;
