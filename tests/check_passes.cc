@@ -1217,6 +1217,46 @@ START_TEST(stall_report_leaves_a_suspect_the_structure_found)
 }
 END_TEST
 
+// Rank 3 logs a fault and never a progress line of its own (only rank 0
+// logs progress): rank 0 stepping on for ten minutes says rank 3 was still
+// in step, unless the collapse had begun by then or the fault's time was
+// only inherited from an earlier line.
+START_TEST(relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		event &oom = f.add(failure_class::cuda_oom, event_role::initiating, 3, 0, 10);
+		oom.writer_known = true;
+		oom.key = 4;
+		oom.inherited_time = variant == 2;
+		f.ev.last_progress[writer_key(f.log, 1)] = 400;
+		f.ev.last_progress_us[writer_key(f.log, 1)] = t0 + 600 * us_per_s;
+		if (variant == 1)
+			f.add(failure_class::collective_hang, event_role::victim, 0, 300, 300);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert_msg(f.ev.events[0].decoy == (variant == 0), "variant %d", variant);
+	}
+	// Seconds of progress after it are no sign yet.
+	fixture g;
+	event &e = g.add(failure_class::cuda_oom, event_role::initiating, 3, 0, 10);
+	e.writer_known = true;
+	e.key = 4;
+	g.ev.last_progress[writer_key(g.log, 1)] = 400;
+	g.ev.last_progress_us[writer_key(g.log, 1)] = t0 + 20 * us_per_s;
+	diagnosis_context cg(g.ev, g.kn, g.clk, g.fr);
+	pass_relevance(cg);
+	ck_assert(!g.ev.events[0].decoy);
+}
+END_TEST
+
+static void add_survival_tests(Suite *s)
+{
+	TCase *t = tcase_create("survival");
+	tcase_add_test(t, relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines);
+	suite_add_tcase(s, t);
+}
+
 static void add_stall_tests(Suite *s)
 {
 	TCase *t = tcase_create("stall");
@@ -1283,6 +1323,7 @@ static Suite *suite()
 	add_hang_tests(s);
 	add_zone_tests(s);
 	add_stall_tests(s);
+	add_survival_tests(s);
 	return s;
 }
 
