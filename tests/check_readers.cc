@@ -216,6 +216,25 @@ START_TEST(prefix_horovodrun_tags_with_the_rank_alone)
 }
 END_TEST
 
+START_TEST(prefix_a_launchers_host_tag_in_brackets)
+{
+	line_identity id = parse_prefix("[gpu-d05] [2026-04-14 06:50:01,000] [ERROR] [launch.py:322:sigkill_handler] x");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	DIAG_CK_STR_EQ(std::string(id.body), "[2026-04-14 06:50:01,000] [ERROR] [launch.py:322:sigkill_handler] x");
+	id = parse_prefix("[node017] Traceback (most recent call last):");
+	DIAG_CK_STR_EQ(std::string(id.host), "node017");
+	// Devices, counters, log levels and glog stamps are no hosts.
+	for (const char *l : {"[GPU0] CUDA error", "[rank3] x", "[step12] loss nan", "[INFO] x", "[E414 06:50:01.0 x.cpp:1] y",
+			      "[cuda:1] x", "[worker3] x", "[0] x"}) {
+		id = parse_prefix(l);
+		ck_assert_msg(id.host.empty(), "%s", l);
+	}
+	// Only leading the line.
+	id = parse_prefix("12: [gpu-d05] x");
+	ck_assert(id.host.empty());
+}
+END_TEST
+
 START_TEST(sniff_kinds)
 {
 	ck_assert(sniff_source("JobID|JobName|State\n1|x|FAILED\n").what == sniffed::sacct_text);
@@ -738,6 +757,7 @@ static Suite *suite()
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
+	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);

@@ -1,6 +1,7 @@
 #include "reading/line_prefix.hh"
 
 #include <cctype>
+#include <string>
 
 namespace diag {
 
@@ -84,6 +85,36 @@ bool hostname_like(std::string_view t)
 			return false;
 	}
 	return digit && alpha;
+}
+
+// "[gpu-d05] ": a host name in brackets, then a space; len covers both.
+// "[GPU0]", "[cuda:1]", "[rank3]", "[step12]" are no hosts.
+bool host_tag(std::string_view s, size_t &len)
+{
+	size_t close = s.find(']');
+	if (s.empty() || s[0] != '[' || close == std::string_view::npos || close < 3 || close > 64 ||
+	    close + 1 >= s.size() || s[close + 1] != ' ')
+		return false;
+	std::string_view tok = s.substr(1, close - 1);
+	if (!hostname_like(tok) || !is_digit(tok.back()) || !isalpha(static_cast<unsigned char>(tok[0])))
+		return false;
+	size_t word = 0;
+	while (word < tok.size() && isalpha(static_cast<unsigned char>(tok[word])))
+		word++;
+	std::string w;
+	for (size_t i = 0; i < word; i++)
+		w += static_cast<char>(tolower(static_cast<unsigned char>(tok[i])));
+	bool counter = true; // a word then only digits: "GPU0", "rank3", "step12"
+	for (size_t i = word; i < tok.size(); i++)
+		counter = counter && is_digit(tok[i]);
+	static const char *const not_hosts[] = {"gpu", "cuda", "rank", "dev", "device", "step", "epoch", "iter",
+						"batch", "worker", "pid", "tid", "proc", "thread", "e", "w", "i", "f"};
+	if (counter)
+		for (const char *n : not_hosts)
+			if (w == n)
+				return false;
+	len = close + 2;
+	return true;
 }
 
 // NCCL: "host:pid:tid [dev] " possibly after "[YYYY-MM-DD HH:MM:SS] ".
@@ -216,6 +247,13 @@ line_identity parse_prefix(std::string_view line)
 			}
 			if (id.rank < 0 && mpi_output_tag(s, len, num)) {
 				id.rank = num;
+				s = s.substr(len);
+				continue;
+			}
+			// A launcher's "[gpu-d05] " host tag leading the line (a name
+			// with digits, as hosts have; not a device or a counter).
+			if (round == 0 && id.host.empty() && host_tag(s, len)) {
+				id.host = s.substr(1, len - 3);
 				s = s.substr(len);
 				continue;
 			}
