@@ -1250,10 +1250,41 @@ START_TEST(relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress
 }
 END_TEST
 
+// The loss scale falls on every rank at once: a rank borrowed from how the
+// processes ended is dropped; a NaN line of a rank's own, or another
+// cause, keeps its rank.
+START_TEST(nan_origin_an_overflow_names_no_borrowed_rank)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		event &scale = f.add(failure_class::nan_inf, event_role::context, variant == 2 ? -1 : 0, 0, 10);
+		if (variant != 2)
+			scale.captures = {{"loss_scale", "1"}};
+		event &nan = f.add(failure_class::nan_inf, event_role::initiating, variant == 1 ? 3 : -1, 5, 20);
+		nan.host = f.ev.intern_host("gpu-d01");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::nan_inf;
+		cx.d.first = &f.ev.events[1];
+		cx.d.borrowed_rank = 7;
+		cx.d.first_rank = variant == 1 ? 3 : 7;
+		cx.d.first_host = nan.host;
+		pass_nan_origin(cx);
+		if (variant == 0) {
+			ck_assert_str_eq(cx.d.nan_cause.c_str(), "overflow");
+			ck_assert_int_eq(cx.d.first_rank, -1);
+			ck_assert_int_eq(cx.d.first_host, -1);
+		} else {
+			ck_assert_int_eq(cx.d.first_rank, variant == 1 ? 3 : 7);
+		}
+	}
+}
+END_TEST
+
 static void add_survival_tests(Suite *s)
 {
 	TCase *t = tcase_create("survival");
 	tcase_add_test(t, relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines);
+	tcase_add_test(t, nan_origin_an_overflow_names_no_borrowed_rank);
 	suite_add_tcase(s, t);
 }
 
