@@ -235,6 +235,19 @@ START_TEST(prefix_a_launchers_host_tag_in_brackets)
 }
 END_TEST
 
+START_TEST(prefix_pdsh_passes_nccls_own_prefix_through)
+{
+	line_identity id = parse_prefix("gpu-m04: gpu-m04:3300:3420 [3] NCCL WARN NET/IB : Got completion from peer x");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-m04");
+	ck_assert(id.nccl);
+	ck_assert_int_eq(id.pid, 3300);
+	DIAG_CK_STR_EQ(std::string(id.body), "NCCL WARN NET/IB : Got completion from peer x");
+	// A host then lowercase text that is no NCCL prefix stays in the body.
+	id = parse_prefix("gpu-m04: loading shard 3");
+	ck_assert(id.host.empty());
+}
+END_TEST
+
 START_TEST(sniff_kinds)
 {
 	ck_assert(sniff_source("JobID|JobName|State\n1|x|FAILED\n").what == sniffed::sacct_text);
@@ -758,6 +771,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_styles);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
+	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);

@@ -312,8 +312,14 @@ line_identity parse_prefix(std::string_view line)
 			// ends in digits, as hosts do and exception names never.
 			bool host_then_text = !after.empty() && islower(static_cast<unsigned char>(tok[0])) &&
 					      is_digit(tok.back()) && (isupper(static_cast<unsigned char>(after[0])) || after[0] == ' ');
+			// pdsh passing NCCL's own prefix through: "gpu-m04: gpu-m04:3300:3420 [3] NCCL WARN ...".
+			line_identity probe;
+			size_t nlen = 0;
+			bool host_then_nccl = !id.nccl && hostname_like(tok) && !after.empty() && isalpha(static_cast<unsigned char>(after[0])) &&
+					      nccl_prefix(after, probe, nlen);
 			if (is_ipv4(tok) ||
-			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text))) {
+			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text)) ||
+			    host_then_nccl) {
 				id.host = tok;
 				s = after;
 				continue;
