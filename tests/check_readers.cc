@@ -242,9 +242,24 @@ START_TEST(prefix_pdsh_passes_nccls_own_prefix_through)
 	ck_assert(id.nccl);
 	ck_assert_int_eq(id.pid, 3300);
 	DIAG_CK_STR_EQ(std::string(id.body), "NCCL WARN NET/IB : Got completion from peer x");
-	// A host then lowercase text that is no NCCL prefix stays in the body.
-	id = parse_prefix("gpu-m04: loading shard 3");
-	ck_assert(id.host.empty());
+}
+END_TEST
+
+START_TEST(prefix_pdsh_host_before_any_text_but_not_a_counter)
+{
+	line_identity id = parse_prefix("gpu-d05: torch.OutOfMemoryError: CUDA out of memory.");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.OutOfMemoryError: CUDA out of memory.");
+	id = parse_prefix("node012: *** SIGSEGV received at time=1776153600 on cpu 3 ***");
+	DIAG_CK_STR_EQ(std::string(id.host), "node012");
+	id = parse_prefix("gpu-d05: terminate called after throwing an instance of 'c10::DistBackendError'");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	// Other lowercase text, and names that are a rank, a step, a device.
+	for (const char *l : {"gpu-m04: loading shard 3", "rank3: torch.OutOfMemoryError: x", "step12: loss nan",
+			      "gpu0: *** SIGSEGV", "epoch3: done", "layer12: nan"}) {
+		id = parse_prefix(l);
+		ck_assert_msg(id.host.empty(), "%s", l);
+	}
 }
 END_TEST
 
@@ -772,6 +787,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
+	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
