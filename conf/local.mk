@@ -2,7 +2,7 @@
 # shipped signatures to the data directory, below the site's layer in
 # sysconfdir/denpex/signatures.d (created empty, the site's to fill).
 denpexconfdir = $(sysconfdir)/denpex
-dist_denpexconf_DATA = %reldir%/denpex.yaml %reldir%/xid.yaml %reldir%/actions.yaml
+dist_denpexconf_DATA = %reldir%/denpex.yaml %reldir%/xid.yaml %reldir%/actions.yaml %reldir%/zones.yaml
 denpexsigdir = $(pkgdatadir)/signatures
 dist_denpexsig_DATA = \
 	%reldir%/signatures/cuda.yaml \
@@ -28,6 +28,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/torchrun.yaml \
 	%reldir%/signatures/wandb.yaml \
 	%reldir%/signatures/watchdog.yaml \
+	%reldir%/signatures/zone.yaml \
 	$(NULL)
 EXTRA_DIST += %reldir%/signatures/SCHEMA.md
 # Grafana dashboard over the epilog's denpex_* metrics (import it in Grafana).

@@ -64,6 +64,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/fault_choice.cc \
 	%reldir%/deciding/common_mode.cc \
 	%reldir%/deciding/hang_structure.cc \
+	%reldir%/deciding/stall_report.cc \
 	%reldir%/deciding/decide.cc \
 	%reldir%/deciding/launch_phase.cc \
 	%reldir%/deciding/nan_origin.cc \

@@ -444,6 +444,7 @@ verdict analysis::run()
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;
 	co.tz_given = an_opts.tz_given;
+	co.zone_names = &an_kn.zones();
 	if (!an_fr_paths.empty())
 		an_fr = analyse_fr_paths(an_fr_paths, an_ev);
 	an_clock = align_clocks(an_ev, co, an_fr.anchors);
@@ -470,6 +471,13 @@ verdict analysis::run()
 	link_wandb(an_ev, v.first_event);
 	v.link_wandb = an_ev.links.wandb;
 	v.link_ray = an_ev.links.ray;
+	if (!an_clock.zone_name.empty()) {
+		char buf[128];
+		int z = an_clock.zone_offset_s;
+		snprintf(buf, sizeof(buf), "local times without a zone were read as UTC%c%02d:%02d (%s, as the job's output states)",
+			 z < 0 ? '-' : '+', std::abs(z) / 3600, std::abs(z) % 3600 / 60, an_clock.zone_name.c_str());
+		v.notes.push_back(buf);
+	}
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;

@@ -1,12 +1,17 @@
 // The diagnosis passes one at a time, on evidence built by hand: each test
 // sets up what a pass reads and checks only what that pass decides.
 #include "ck_cxx.hh"
+#include "aligning/clock.hh"
 #include "aligning/rank_layout.hh"
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
+#include <cstdlib>
+#include <ctime>
 #include <string>
 #include <utility>
+
+#include <unistd.h>
 
 using namespace diag;
 
@@ -1201,6 +1206,297 @@ static void add_hang_tests(Suite *s)
 	suite_add_tcase(s, t);
 }
 
+// Evidence for the zone tests: one absolute stamp at t0 (UTC) and two
+// local stamps (no zone) that read t0 + shift_s on their host's clock, so
+// that inference would take shift_s as the zone.
+static void zone_evidence(fixture &f, int shift_s)
+{
+	int host = f.ev.intern_host("gpu-a01");
+	event &a = f.add(failure_class::unknown, event_role::context, 0, 0, 1);
+	a.host = host;
+	for (int i = 0; i < 2; i++) {
+		event &e = f.add(failure_class::unknown, event_role::context, 0, 60.0 * (i + 1), 2 + i);
+		e.host = host;
+		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 60 * (i + 1));
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		e.ts = ts_value{};
+		e.ts.kind = ts_kind::local;
+		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+	}
+}
+
+static void say_zone(fixture &f, const char *zone)
+{
+	event &z = f.add(failure_class::unknown, event_role::context, -1, 0, 9);
+	z.kind = rule_kind::zone_name;
+	z.captures.emplace_back("zone", zone);
+	z.ts = ts_value{};
+}
+
+START_TEST(zone_stated_by_the_job_wins_over_the_inferred_one)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	zone_evidence(f, 10 * 3600);
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	{
+		// Nothing stated: the offset that lines the stamps up.
+		fixture g;
+		zone_evidence(g, 10 * 3600);
+		clock_result cr;
+		resolve_times(g.ev, co, cr);
+		// (within the half hour inference allows)
+		ck_assert_int_le(std::abs(cr.zone_offset_s - 10 * 3600), 1800);
+		ck_assert(cr.zone_inferred);
+	}
+	say_zone(f, "JST");
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_eq(cr.zone_offset_s, 9 * 3600);
+	ck_assert(!cr.zone_inferred);
+	ck_assert_str_eq(cr.zone_name.c_str(), "JST");
+	// The local stamps are read in JST: an hour after what they would be at +10.
+	ck_assert_int_eq(f.ev.events[1].raw_us, t0 + 3600LL * us_per_s + 60 * us_per_s);
+}
+END_TEST
+
+START_TEST(zone_an_abbreviation_of_several_zones_says_nothing)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	// CST is US Central, China and Cuba: not in zones.yaml.
+	ck_assert(!f.kn.zones().count("CST"));
+	ck_assert(!f.kn.zones().count("IST"));
+	ck_assert_int_eq(f.kn.zones().at("CEST"), 2 * 3600);
+	ck_assert_int_eq(f.kn.zones().at("EDT"), -4 * 3600);
+	zone_evidence(f, 8 * 3600);
+	say_zone(f, "CST");
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_le(std::abs(cr.zone_offset_s - 8 * 3600), 1800);
+	ck_assert(cr.zone_inferred);
+	ck_assert(cr.zone_name.empty());
+}
+END_TEST
+
+START_TEST(zone_measured_by_the_plugin_wins_over_the_stated_one)
+{
+	fixture f;
+	std::string err;
+	ck_assert_msg(f.kn.load(TEST_CONFDIR, err), "%s", err.c_str());
+	zone_evidence(f, 2 * 3600);
+	say_zone(f, "JST");
+	plugin_task pt;
+	pt.task = 0;
+	pt.node = f.ev.intern_host("gpu-a01");
+	pt.has_utc_offset = true;
+	pt.utc_offset_s = 2 * 3600;
+	f.ev.plugin_tasks.push_back(pt);
+	clock_options co;
+	co.zone_names = &f.kn.zones();
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert_int_eq(cr.zone_offset_s, 9 * 3600);
+	// The node's own lines are read in the zone its records give.
+	ck_assert_int_eq(f.ev.events[1].raw_us, t0 + 60 * us_per_s);
+	// A configured zone is not second-guessed by either.
+	fixture g;
+	zone_evidence(g, 2 * 3600);
+	say_zone(g, "JST");
+	co.tz_given = true;
+	co.default_tz_offset_s = 3600;
+	clock_result cg;
+	resolve_times(g.ev, co, cg);
+	ck_assert_int_eq(cg.zone_offset_s, 3600);
+	ck_assert(cg.zone_name.empty());
+}
+END_TEST
+
+START_TEST(zone_table_refuses_a_bad_offset_and_a_name_twice)
+{
+	char tmpl[] = "/tmp/denpex-zones-XXXXXX";
+	int fd = mkstemp(tmpl);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	auto load = [&](const char *text, std::string &err) {
+		FILE *fp = fopen(tmpl, "w");
+		fputs(text, fp);
+		fclose(fp);
+		knowledge kn;
+		return kn.load_zones(tmpl, err);
+	};
+	std::string err;
+	ck_assert(load("zones:\n  - {name: JST, offset: \"+09:00\"}\n  - {name: NST, offset: \"-03:30\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+9\"}\n", err));
+	ck_assert_msg(err.find("offset") != std::string::npos, "%s", err.c_str());
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+09:07\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: jst, offset: \"+09:00\"}\n", err));
+	ck_assert(!load("zones:\n  - {name: JST, offset: \"+09:00\"}\n  - {name: JST, offset: \"+09:00\"}\n", err));
+	ck_assert_msg(err.find("twice") != std::string::npos, "%s", err.c_str());
+	ck_assert(!load("zone: []\n", err));
+	unlink(tmpl);
+}
+END_TEST
+
+// Horovod's stall inspector, written by the coordinator (rank 0): the
+// ranks it names missing are the hang's suspects.
+START_TEST(stall_report_names_the_missing_rank)
+{
+	fixture f;
+	for (int i = 0; i < 3; i++) {
+		event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + i);
+		e.captures = {{"missing_rank", "5"}};
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 5);
+	ck_assert(cx.hv.why.find("stall") != std::string::npos);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::collective_hang);
+	ck_assert_int_eq(cx.d.first_rank, 5);
+}
+END_TEST
+
+START_TEST(stall_report_lists_several_missing_ranks_and_reads_a_label)
+{
+	fixture f;
+	event &a = f.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	a.captures = {{"missing_rank", "0, 6"}};
+	// "6: [allreduce.x ...]": the line's label is the rank.
+	event &b = f.add(failure_class::collective_hang, event_role::victim, -1, 0, 11);
+	b.task = 3;
+	b.captures = {{"stall_list", ""}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 3);
+	ck_assert_int_eq(cx.hv.suspects[0], 0);
+	ck_assert_int_eq(cx.hv.suspects[1], 3);
+	ck_assert_int_eq(cx.hv.suspects[2], 6);
+	// A dropped report (from before the job) names nobody.
+	fixture g;
+	event &c = g.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	c.captures = {{"missing_rank", "2"}};
+	c.dropped = true;
+	diagnosis_context cg(g.ev, g.kn, g.clk, g.fr);
+	pass_stall_report(cg);
+	ck_assert(cg.hv.suspects.empty());
+}
+END_TEST
+
+START_TEST(stall_report_leaves_a_suspect_the_structure_found)
+{
+	fixture f;
+	for (int r = 0; r < 8; r++)
+		watchdog(f, r, 511, r == 3 ? "BROADCAST" : "ALLREDUCE", r == 3 ? "112" : "33554432");
+	event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 0, 10);
+	e.captures = {{"missing_rank", "6"}};
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_stall_report(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 3);
+}
+END_TEST
+
+// Rank 3 logs a fault and never a progress line of its own (only rank 0
+// logs progress): rank 0 stepping on for ten minutes says rank 3 was still
+// in step, unless the collapse had begun by then or the fault's time was
+// only inherited from an earlier line.
+START_TEST(relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		event &oom = f.add(failure_class::cuda_oom, event_role::initiating, 3, 0, 10);
+		oom.writer_known = true;
+		oom.key = 4;
+		oom.inherited_time = variant == 2;
+		f.ev.last_progress[writer_key(f.log, 1)] = 400;
+		f.ev.last_progress_us[writer_key(f.log, 1)] = t0 + 600 * us_per_s;
+		if (variant == 1)
+			f.add(failure_class::collective_hang, event_role::victim, 0, 300, 300);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert_msg(f.ev.events[0].decoy == (variant == 0), "variant %d", variant);
+	}
+	// Seconds of progress after it are no sign yet.
+	fixture g;
+	event &e = g.add(failure_class::cuda_oom, event_role::initiating, 3, 0, 10);
+	e.writer_known = true;
+	e.key = 4;
+	g.ev.last_progress[writer_key(g.log, 1)] = 400;
+	g.ev.last_progress_us[writer_key(g.log, 1)] = t0 + 20 * us_per_s;
+	diagnosis_context cg(g.ev, g.kn, g.clk, g.fr);
+	pass_relevance(cg);
+	ck_assert(!g.ev.events[0].decoy);
+}
+END_TEST
+
+// The loss scale falls on every rank at once: a rank borrowed from how the
+// processes ended is dropped; a NaN line of a rank's own, or another
+// cause, keeps its rank.
+START_TEST(nan_origin_an_overflow_names_no_borrowed_rank)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		event &scale = f.add(failure_class::nan_inf, event_role::context, variant == 2 ? -1 : 0, 0, 10);
+		if (variant != 2)
+			scale.captures = {{"loss_scale", "1"}};
+		event &nan = f.add(failure_class::nan_inf, event_role::initiating, variant == 1 ? 3 : -1, 5, 20);
+		nan.host = f.ev.intern_host("gpu-d01");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::nan_inf;
+		cx.d.first = &f.ev.events[1];
+		cx.d.borrowed_rank = 7;
+		cx.d.first_rank = variant == 1 ? 3 : 7;
+		cx.d.first_host = nan.host;
+		pass_nan_origin(cx);
+		if (variant == 0) {
+			ck_assert_str_eq(cx.d.nan_cause.c_str(), "overflow");
+			ck_assert_int_eq(cx.d.first_rank, -1);
+			ck_assert_int_eq(cx.d.first_host, -1);
+		} else {
+			ck_assert_int_eq(cx.d.first_rank, variant == 1 ? 3 : 7);
+		}
+	}
+}
+END_TEST
+
+static void add_survival_tests(Suite *s)
+{
+	TCase *t = tcase_create("survival");
+	tcase_add_test(t, relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines);
+	tcase_add_test(t, nan_origin_an_overflow_names_no_borrowed_rank);
+	suite_add_tcase(s, t);
+}
+
+static void add_stall_tests(Suite *s)
+{
+	TCase *t = tcase_create("stall");
+	tcase_add_test(t, stall_report_names_the_missing_rank);
+	tcase_add_test(t, stall_report_lists_several_missing_ranks_and_reads_a_label);
+	tcase_add_test(t, stall_report_leaves_a_suspect_the_structure_found);
+	suite_add_tcase(s, t);
+}
+
+static void add_zone_tests(Suite *s)
+{
+	TCase *t = tcase_create("zone");
+	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
+	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
+	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
+	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);
+	suite_add_tcase(s, t);
+}
+
 static Suite *suite()
 {
 	Suite *s = suite_create("passes");
@@ -1246,6 +1542,9 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
 	add_hang_tests(s);
+	add_zone_tests(s);
+	add_stall_tests(s);
+	add_survival_tests(s);
 	return s;
 }
 

@@ -199,6 +199,70 @@ START_TEST(prefix_styles)
 }
 END_TEST
 
+START_TEST(prefix_horovodrun_tags_with_the_rank_alone)
+{
+	// horovodrun's own launcher (gloo): "[rank]<stream>:".
+	line_identity id = parse_prefix("[3]<stderr>:Traceback (most recent call last):");
+	ck_assert_int_eq(id.rank, 3);
+	DIAG_CK_STR_EQ(std::string(id.body), "Traceback (most recent call last):");
+	id = parse_prefix("[12]<stdout>:gpu-h02:31501:31678 [1] NCCL INFO x");
+	ck_assert_int_eq(id.rank, 12);
+	ck_assert(id.nccl);
+	// A bracketed number without its stream is no tag (torchrun's "[0]:").
+	id = parse_prefix("[0]: time : 2026-04-14_06:50:01");
+	ck_assert_int_eq(id.rank, -1);
+	id = parse_prefix("[5] loss 2.3");
+	ck_assert_int_eq(id.rank, -1);
+}
+END_TEST
+
+START_TEST(prefix_a_launchers_host_tag_in_brackets)
+{
+	line_identity id = parse_prefix("[gpu-d05] [2026-04-14 06:50:01,000] [ERROR] [launch.py:322:sigkill_handler] x");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	DIAG_CK_STR_EQ(std::string(id.body), "[2026-04-14 06:50:01,000] [ERROR] [launch.py:322:sigkill_handler] x");
+	id = parse_prefix("[node017] Traceback (most recent call last):");
+	DIAG_CK_STR_EQ(std::string(id.host), "node017");
+	// Devices, counters, log levels and glog stamps are no hosts.
+	for (const char *l : {"[GPU0] CUDA error", "[rank3] x", "[step12] loss nan", "[INFO] x", "[E414 06:50:01.0 x.cpp:1] y",
+			      "[cuda:1] x", "[worker3] x", "[0] x"}) {
+		id = parse_prefix(l);
+		ck_assert_msg(id.host.empty(), "%s", l);
+	}
+	// Only leading the line.
+	id = parse_prefix("12: [gpu-d05] x");
+	ck_assert(id.host.empty());
+}
+END_TEST
+
+START_TEST(prefix_pdsh_passes_nccls_own_prefix_through)
+{
+	line_identity id = parse_prefix("gpu-m04: gpu-m04:3300:3420 [3] NCCL WARN NET/IB : Got completion from peer x");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-m04");
+	ck_assert(id.nccl);
+	ck_assert_int_eq(id.pid, 3300);
+	DIAG_CK_STR_EQ(std::string(id.body), "NCCL WARN NET/IB : Got completion from peer x");
+}
+END_TEST
+
+START_TEST(prefix_pdsh_host_before_any_text_but_not_a_counter)
+{
+	line_identity id = parse_prefix("gpu-d05: torch.OutOfMemoryError: CUDA out of memory.");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.OutOfMemoryError: CUDA out of memory.");
+	id = parse_prefix("node012: *** SIGSEGV received at time=1776153600 on cpu 3 ***");
+	DIAG_CK_STR_EQ(std::string(id.host), "node012");
+	id = parse_prefix("gpu-d05: terminate called after throwing an instance of 'c10::DistBackendError'");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-d05");
+	// Other lowercase text, and names that are a rank, a step, a device.
+	for (const char *l : {"gpu-m04: loading shard 3", "rank3: torch.OutOfMemoryError: x", "step12: loss nan",
+			      "gpu0: *** SIGSEGV", "epoch3: done", "layer12: nan"}) {
+		id = parse_prefix(l);
+		ck_assert_msg(id.host.empty(), "%s", l);
+	}
+}
+END_TEST
+
 START_TEST(sniff_kinds)
 {
 	ck_assert(sniff_source("JobID|JobName|State\n1|x|FAILED\n").what == sniffed::sacct_text);
@@ -792,6 +856,10 @@ static Suite *suite()
 	tcase_add_test(t, reader_binary_detection);
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
+	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
+	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
+	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
+	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);

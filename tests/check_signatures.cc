@@ -426,7 +426,7 @@ struct site_conf {
 		char tmpl[] = "/tmp/denpex-site-XXXXXX";
 		ck_assert_ptr_nonnull(mkdtemp(tmpl));
 		dir = tmpl;
-		for (const char *n : {"signatures", "xid.yaml", "actions.yaml"})
+		for (const char *n : {"signatures", "xid.yaml", "actions.yaml", "zones.yaml"})
 			ck_assert_int_eq(symlink((std::string(TEST_CONFDIR) + "/" + n).c_str(), (dir + "/" + n).c_str()), 0);
 		ck_assert_int_eq(mkdir((dir + "/signatures.d").c_str(), 0700), 0);
 		for (const auto &f : files) {

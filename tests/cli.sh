@@ -81,7 +81,7 @@ check "walks a directory" $?
 # check-signatures names the layer and file of every rule; a site rule that
 # replaces a shipped one (by id) says which.
 mkdir -p "$tmp/conf/signatures.d"
-for n in signatures xid.yaml actions.yaml; do ln -s "$top_srcdir/conf/$n" "$tmp/conf/$n"; done
+for n in signatures xid.yaml actions.yaml zones.yaml; do ln -s "$top_srcdir/conf/$n" "$tmp/conf/$n"; done
 cat >"$tmp/conf/signatures.d/site.yaml" <<'EOF'
 family: cuda
 rules:

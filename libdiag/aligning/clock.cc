@@ -331,6 +331,23 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 	return best_n * 2 > local.size() && best_n >= 2 ? best : 0;
 }
 
+// The zone the job's own output states (`date` in its batch script: "...
+// 06:47:17 JST 2026"), when zones.yaml knows the abbreviation: the first
+// such line, as the job's start is. Its offset in seconds and its name.
+std::optional<std::pair<int, std::string>> stated_zone(const evidence &ev, const std::map<std::string, int> *names)
+{
+	if (!names)
+		return std::nullopt;
+	for (const auto &e : ev.events) {
+		if (e.kind != rule_kind::zone_name)
+			continue;
+		std::string z = e.capture("zone");
+		if (auto it = names->find(z); it != names->end())
+			return std::make_pair(it->second, z);
+	}
+	return std::nullopt;
+}
+
 } // namespace
 
 void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
@@ -348,10 +365,14 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	if (!opts.tz_given)
 		cr.measured_zones = plugin_zones(ev);
 	if (!opts.tz_given) {
-		int z = infer_zone(ev, cr.reference_us, cr.measured_zones);
+		// What the job says of its zone beats what lines up best.
+		auto named = stated_zone(ev, opts.zone_names);
+		int z = named ? named->first : infer_zone(ev, cr.reference_us, cr.measured_zones);
+		if (named)
+			cr.zone_name = named->second;
 		if (z != 0) {
 			cr.zone_offset_s = z;
-			cr.zone_inferred = true;
+			cr.zone_inferred = !named;
 			if (ev.job.times_local) {
 				// sacct -P printed the controller's local time.
 				int64_t shift = static_cast<int64_t>(z) * us_per_s;

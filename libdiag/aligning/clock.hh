@@ -6,6 +6,7 @@
 #include "model/evidence.hh"
 
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct clock_result {
 	int64_t reference_us = no_time;     // the instant used for year inference
 	int zone_offset_s = 0;              // zone used for local times without one
 	bool zone_inferred = false;         // ... found by lining local times up with absolute ones
+	std::string zone_name;              // ... or the abbreviation the job's output stated ("JST")
 	std::map<int, int> measured_zones;  // host -> UTC offset (s) its plugin records give
 	double uncertainty(int host) const;
 };
@@ -42,6 +44,9 @@ struct clock_result {
 struct clock_options {
 	int default_tz_offset_s = 0;
 	bool tz_given = false; // the zone was configured: do not infer it
+	// Zone abbreviations -> UTC offset (s) (conf/zones.yaml): a zone the
+	// job's output states (a zone_name rule) is read with it.
+	const std::map<std::string, int> *zone_names = nullptr;
 };
 
 // Resolves every event's ts to raw_us (host clock, UTC).

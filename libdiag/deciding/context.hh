@@ -57,6 +57,7 @@ void pass_slurm_last_word(diagnosis_context &cx);  // slurm_last_word.cc: sacct'
 void pass_fault_choice(diagnosis_context &cx);     // fault_choice.cc: the first fault, ties, support
 void pass_common_mode(diagnosis_context &cx);      // common_mode.cc: the same fault on many ranks
 void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is missing or different
+void pass_stall_report(diagnosis_context &cx);     // stall_report.cc: the ranks a stall report names missing
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
 void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran

@@ -27,6 +27,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_fault_choice(cx);
 	pass_common_mode(cx);
 	pass_hang_structure(cx);
+	pass_stall_report(cx);
 	pass_decide(cx);
 	pass_peer_fault(cx);
 	pass_launch_phase(cx);

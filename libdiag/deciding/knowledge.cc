@@ -2,6 +2,10 @@
 
 #include "config/yaml_doc.hh"
 
+#include <algorithm>
+
+#include <unistd.h>
+
 namespace diag {
 
 namespace {
@@ -26,7 +30,62 @@ bool action_from(const ynode &n, action_info &out, const std::string &path, std:
 	return true;
 }
 
+// "+09:00", "-03:30", "+00:00": a zone's offset east of UTC, in seconds.
+bool parse_offset(const std::string &v, int &out)
+{
+	if (v.size() != 6 || (v[0] != '+' && v[0] != '-') || v[3] != ':')
+		return false;
+	for (size_t i : {1, 2, 4, 5})
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+	int h = (v[1] - '0') * 10 + (v[2] - '0'), m = (v[4] - '0') * 10 + (v[5] - '0');
+	if (h > 14 || m >= 60 || m % 15)
+		return false;
+	out = (v[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+	return true;
+}
+
+bool zone_abbreviation(const std::string &n)
+{
+	if (n.size() < 2 || n.size() > 6)
+		return false;
+	return std::all_of(n.begin(), n.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
 } // namespace
+
+bool knowledge::load_zones(const std::string &path, std::string &err)
+{
+	auto doc = load_yaml_file(path, err);
+	if (!doc)
+		return false;
+	const ynode *zs = doc->get("zones");
+	if (!zs || zs->kind != ynode::sequence) {
+		err = path + ": missing 'zones' list";
+		return false;
+	}
+	std::map<std::string, int> zones;
+	for (const auto &n : zs->items) {
+		std::string name = scalar(n.get("name"));
+		int off = 0;
+		std::string at = path + ":" + std::to_string(n.line) + ": ";
+		if (!zone_abbreviation(name)) {
+			err = at + "'name' must be a zone abbreviation (2 to 6 capital letters)";
+			return false;
+		}
+		if (!parse_offset(scalar(n.get("offset")), off)) {
+			err = at + "zone " + name + ": 'offset' must be \"+HH:MM\" or \"-HH:MM\" (a quarter hour, at most 14 h)";
+			return false;
+		}
+		// One name, one zone: an abbreviation that means two is left out.
+		if (!zones.emplace(name, off).second) {
+			err = at + "zone " + name + " listed twice";
+			return false;
+		}
+	}
+	kn_zones = std::move(zones);
+	return true;
+}
 
 bool knowledge::load(const std::string &conf_dir, std::string &err)
 {
@@ -114,6 +173,11 @@ bool knowledge::load(const std::string &conf_dir, std::string &err)
 			err = apath + ": no action for class " + std::string(class_name(static_cast<failure_class>(i)));
 			return false;
 		}
+	// A configuration directory from before zones.yaml keeps working: no
+	// zone names, and local times are placed as before.
+	std::string zpath = conf_dir + "/zones.yaml";
+	if (access(zpath.c_str(), F_OK) == 0)
+		return load_zones(zpath, err);
 	return true;
 }
 

@@ -1,5 +1,6 @@
-// Tables that turn a class or an Xid into a meaning and a next action:
-// conf/xid.yaml and conf/actions.yaml, data rather than code.
+// Tables that turn a class or an Xid into a meaning and a next action
+// (conf/xid.yaml, conf/actions.yaml) and a zone's abbreviation into its
+// offset (conf/zones.yaml): data rather than code.
 #pragma once
 
 #include "model/failure_class.hh"
@@ -27,15 +28,21 @@ struct action_info {
 
 class knowledge {
 public:
-	// Loads xid.yaml and actions.yaml from a configuration directory.
+	// Loads xid.yaml, actions.yaml and (when there is one) zones.yaml
+	// from a configuration directory.
 	bool load(const std::string &conf_dir, std::string &err);
+	// Loads a zones.yaml: "zones:" a list of {name, offset: "+09:00"}.
+	bool load_zones(const std::string &path, std::string &err);
 
 	const xid_info *xid(int number) const;
 	// Xid 154: the recovery action code the driver asks for.
 	std::optional<action_info> recovery_action(int code) const;
 	action_info action_for(failure_class c) const;
+	// Unambiguous zone abbreviations ("JST") -> UTC offset in seconds.
+	const std::map<std::string, int> &zones() const { return kn_zones; }
 
 private:
+	std::map<std::string, int> kn_zones;
 	std::map<int, xid_info> kn_xids;
 	std::map<int, action_info> kn_recovery;
 	std::map<failure_class, action_info> kn_actions;

@@ -116,6 +116,25 @@ void gpu_behind_the_nan(diagnosis_context &cx)
 	d.common_mode = 0;
 }
 
+// Mixed-precision overflow is the job's, not a rank's: the overflow flag
+// is all-reduced, every rank skips the step and the loss scale falls on
+// all of them at once. Where the NaN line itself names no rank and no rank
+// showed a sign of its own (find_origin), the rank borrowed from how the
+// processes ended (the first the launcher saw exit) says nothing.
+void overflow_is_everyones(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.nan_cause != "overflow" || !d.first || d.first->rank >= 0 || d.borrowed_rank < 0 ||
+	    d.first_rank != d.borrowed_rank)
+		return;
+	d.notes.push_back("the loss scale fell on every rank at once (mixed-precision overflow): rank " +
+			  std::to_string(d.first_rank) + ", the first the launcher saw exit, is not singled out");
+	d.first_rank = -1;
+	d.borrowed_rank = -1;
+	d.first_host = -1;
+	d.rank_singled_out = false;
+}
+
 void pass_nan_origin(diagnosis_context &cx)
 {
 	gpu_behind_the_nan(cx);
@@ -123,6 +142,7 @@ void pass_nan_origin(diagnosis_context &cx)
 		return;
 	find_origin(cx);
 	find_cause(cx);
+	overflow_is_everyones(cx);
 }
 
 } // namespace diag

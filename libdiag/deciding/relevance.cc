@@ -172,6 +172,26 @@ void drop_other_processes(diagnosis_context &cx)
 	}
 }
 
+// Whether another rank's writer in the same file made progress minutes
+// after the event (stamped on its own line) and before the collapse: the
+// ranks of one job step together, so the event's rank was still in step
+// (only rank 0 logs progress, often). An inherited time may be hours early.
+bool job_went_on(const evidence &ev, const event &e)
+{
+	int64_t at = e.inherited_time ? INT64_MIN : file_local_us(e.ts);
+	if (at == INT64_MIN)
+		return false;
+	int64_t collapse = collapse_after(ev, e);
+	uint64_t own = writer_key(e.file, e.key);
+	for (const auto &p : ev.last_progress_us) {
+		if (p.first == own || static_cast<uint32_t>(p.first >> 32) != e.file)
+			continue;
+		if (p.second - at >= shared_writer_survival_us && p.second < collapse)
+			return true;
+	}
+	return false;
+}
+
 // A failure that the same writer logged and then carried on from was
 // caught: it is not what killed the job.
 void mark_survived(diagnosis_context &cx)
@@ -190,8 +210,13 @@ void mark_survived(diagnosis_context &cx)
 		uint64_t wk = writer_key(e.file, e.key);
 		auto it = ev.last_progress.find(wk);
 		bool progress_after = it != ev.last_progress.end() && it->second > e.line + 1;
-		if (!progress_after)
+		if (!progress_after) {
+			if (e.writer_known && job_went_on(ev, e)) {
+				e.decoy = true;
+				e.why_not = "the other ranks kept making progress for minutes after it, which they cannot without this one";
+			}
 			continue;
+		}
 		if (e.writer_known) {
 			e.decoy = true;
 			e.why_not = "the same rank made progress after it";

@@ -22,7 +22,7 @@ constexpr kind_name kind_names[] = {
 	{"progress", rule_kind::progress}, {"xid", rule_kind::xid},
 	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
 	{"handled", rule_kind::handled},   {"rank_tag", rule_kind::rank_tag},
-	{"startup", rule_kind::startup},
+	{"startup", rule_kind::startup},   {"zone_name", rule_kind::zone_name},
 };
 
 std::string where(const std::string &path, int line)
@@ -180,6 +180,9 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 		if (!rx)
 			return bad("pattern does not compile at offset " + std::to_string(rerr.offset) + ": " + rerr.message);
 		r.rx = std::move(*rx);
+		if (r.kind == rule_kind::zone_name &&
+		    std::none_of(r.rx.names().begin(), r.rx.names().end(), [](const auto &n) { return n.first == "zone"; }))
+			return bad("a zone_name rule needs a 'zone' capture (the zone's abbreviation, looked up in zones.yaml)");
 		if (rn.get("priority")) {
 			auto p = yaml_int(rn.get("priority"));
 			if (!p)

@@ -1,6 +1,7 @@
 #include "reading/line_prefix.hh"
 
 #include <cctype>
+#include <string>
 
 namespace diag {
 
@@ -86,6 +87,69 @@ bool hostname_like(std::string_view t)
 	return digit && alpha;
 }
 
+// "GPU0", "rank3", "step12": a word for a device or a counter, then
+// digits only; a host name looks like that too, but with another word.
+bool counter_word(std::string_view tok)
+{
+	size_t word = 0;
+	while (word < tok.size() && isalpha(static_cast<unsigned char>(tok[word])))
+		word++;
+	if (word == 0 || word == tok.size())
+		return false;
+	for (size_t i = word; i < tok.size(); i++)
+		if (!is_digit(tok[i]))
+			return false;
+	std::string w;
+	for (size_t i = 0; i < word; i++)
+		w += static_cast<char>(tolower(static_cast<unsigned char>(tok[i])));
+	static const char *const counters[] = {"gpu", "cuda", "rank", "dev", "device", "step", "epoch", "iter",
+					       "iteration", "batch", "worker", "pid", "tid", "proc", "process", "thread",
+					       "layer", "block", "shard", "chunk", "sample", "item", "e", "w", "i", "f"};
+	for (const char *n : counters)
+		if (w == n)
+			return true;
+	return false;
+}
+
+// Text that starts the way an exception or a native crash is reported:
+// "torch.cuda.OutOfMemoryError: ...", "*** SIGSEGV ...", "terminate called ...".
+bool crash_text(std::string_view t)
+{
+	if (t.substr(0, 4) == "*** " || t.substr(0, 17) == "terminate called " || t.substr(0, 7) == "what():")
+		return true;
+	// A dotted module path, then a capitalised name ending in Error or Exception, then ':'.
+	size_t i = 0, last_dot = std::string_view::npos;
+	while (i < t.size() && i < 160 && (isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '.')) {
+		if (t[i] == '.')
+			last_dot = i;
+		i++;
+	}
+	if (last_dot == std::string_view::npos || last_dot + 1 >= i || i >= t.size() || t[i] != ':' ||
+	    !isupper(static_cast<unsigned char>(t[last_dot + 1])))
+		return false;
+	std::string_view name = t.substr(last_dot + 1, i - last_dot - 1);
+	auto ends = [&](std::string_view suf) {
+		return name.size() >= suf.size() && name.substr(name.size() - suf.size()) == suf;
+	};
+	return ends("Error") || ends("Exception");
+}
+
+// "[gpu-d05] ": a host name in brackets, then a space; len covers both.
+// "[GPU0]", "[cuda:1]", "[rank3]", "[step12]" are no hosts.
+bool host_tag(std::string_view s, size_t &len)
+{
+	size_t close = s.find(']');
+	if (s.empty() || s[0] != '[' || close == std::string_view::npos || close < 3 || close > 64 ||
+	    close + 1 >= s.size() || s[close + 1] != ' ')
+		return false;
+	std::string_view tok = s.substr(1, close - 1);
+	if (!hostname_like(tok) || !is_digit(tok.back()) || !isalpha(static_cast<unsigned char>(tok[0])) ||
+	    counter_word(tok))
+		return false;
+	len = close + 2;
+	return true;
+}
+
 // NCCL: "host:pid:tid [dev] " possibly after "[YYYY-MM-DD HH:MM:SS] ".
 bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 {
@@ -132,7 +196,8 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 }
 
 // Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
-// MPI_COMM_WORLD: the global rank of Horovod and other MPI launches).
+// MPI_COMM_WORLD: the global rank of Horovod and other MPI launches);
+// horovodrun's own launcher (gloo) tags with the rank alone: "[5]<stderr>:".
 bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
 {
 	size_t i = 1;
@@ -142,12 +207,17 @@ bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
 			i++;
 		return i > start;
 	};
-	if (s.empty() || s[0] != '[' || !digits() || i >= s.size() || s[i] != ',')
+	if (s.empty() || s[0] != '[' || !digits() || i >= s.size())
 		return false;
-	i++;
-	size_t rank_at = i;
-	if (!digits() || i >= s.size() || s[i] != ']')
-		return false;
+	size_t rank_at = 1;
+	if (s[i] == ',') {
+		i++;
+		rank_at = i;
+		if (!digits() || i >= s.size() || s[i] != ']')
+			return false;
+	} else if (s[i] != ']' || i + 1 >= s.size() || s[i + 1] != '<') {
+		return false; // "[5]" alone is no tag: only with its stream
+	}
 	long long v;
 	if (!parse_uint(s.substr(rank_at, i - rank_at), v))
 		return false;
@@ -213,6 +283,13 @@ line_identity parse_prefix(std::string_view line)
 				s = s.substr(len);
 				continue;
 			}
+			// A launcher's "[gpu-d05] " host tag leading the line (a name
+			// with digits, as hosts have; not a device or a counter).
+			if (round == 0 && id.host.empty() && host_tag(s, len)) {
+				id.host = s.substr(1, len - 3);
+				s = s.substr(len);
+				continue;
+			}
 			if (bracket_number(s, "default", len, num)) {
 				id.local_rank = num;
 				s = s.substr(len);
@@ -266,10 +343,21 @@ line_identity parse_prefix(std::string_view line)
 			// pdsh passes a traceback through as "node048: Traceback ...",
 			// "node048:   File ...", "node048: KeyError: 3": a name that
 			// ends in digits, as hosts do and exception names never.
+			// So are a dotted exception name ("gpu-d05: torch.OutOfMemoryError: ...")
+			// and a native crash's banner ("node012: *** SIGSEGV", "terminate called"),
+			// after a name that is no counter ("rank3: ...").
 			bool host_then_text = !after.empty() && islower(static_cast<unsigned char>(tok[0])) &&
-					      is_digit(tok.back()) && (isupper(static_cast<unsigned char>(after[0])) || after[0] == ' ');
+					      is_digit(tok.back()) &&
+					      (isupper(static_cast<unsigned char>(after[0])) || after[0] == ' ' ||
+					       (!counter_word(tok) && crash_text(after)));
+			// pdsh passing NCCL's own prefix through: "gpu-m04: gpu-m04:3300:3420 [3] NCCL WARN ...".
+			line_identity probe;
+			size_t nlen = 0;
+			bool host_then_nccl = !id.nccl && hostname_like(tok) && !after.empty() && isalpha(static_cast<unsigned char>(after[0])) &&
+					      nccl_prefix(after, probe, nlen);
 			if (is_ipv4(tok) ||
-			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text))) {
+			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text)) ||
+			    host_then_nccl) {
 				id.host = tok;
 				s = after;
 				continue;

@@ -1,7 +1,8 @@
-// Fuzz target: the knowledge tables' loader (conf/xid.yaml and
-// conf/actions.yaml). The loader reads a configuration directory, so each
-// input is written to a private temporary one as one table, the first
-// byte choosing which (the other is the tree's own), and then looked up.
+// Fuzz target: the knowledge tables' loader (conf/xid.yaml,
+// conf/actions.yaml, conf/zones.yaml). The loader reads a configuration
+// directory, so each input is written to a private temporary one as one
+// table, the first byte choosing which (the others are the tree's own),
+// and then looked up.
 #include "fuzz_target.hh"
 
 #include "deciding/knowledge.hh"
@@ -40,7 +41,7 @@ std::string slurp(const std::string &path)
 }
 
 struct scratch {
-	std::string dir, xid, actions;
+	std::string dir, xid, actions, zones;
 	scratch()
 	{
 		const char *tmp = getenv("TMPDIR");
@@ -50,6 +51,7 @@ struct scratch {
 		dir = tpl;
 		xid = slurp(TEST_CONFDIR "/xid.yaml");
 		actions = slurp(TEST_CONFDIR "/actions.yaml");
+		zones = slurp(TEST_CONFDIR "/zones.yaml");
 		atexit(cleanup);
 	}
 	static void cleanup();
@@ -67,6 +69,7 @@ void scratch::cleanup()
 	const std::string &d = the_scratch().dir;
 	unlink((d + "/xid.yaml").c_str());
 	unlink((d + "/actions.yaml").c_str());
+	unlink((d + "/zones.yaml").c_str());
 	rmdir(d.c_str());
 }
 
@@ -76,9 +79,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	scratch &s = the_scratch();
 	std::string_view bytes = fuzz_bytes(data, size);
-	bool fuzz_xid = size == 0 || (data[0] & 1) == 0;
-	if (!put(s.dir + "/xid.yaml", fuzz_xid ? bytes : s.xid) ||
-	    !put(s.dir + "/actions.yaml", fuzz_xid ? s.actions : bytes))
+	int which = size == 0 ? 0 : data[0] % 3;
+	if (!put(s.dir + "/xid.yaml", which == 0 ? bytes : s.xid) ||
+	    !put(s.dir + "/actions.yaml", which == 1 ? bytes : s.actions) ||
+	    !put(s.dir + "/zones.yaml", which == 2 ? bytes : s.zones))
 		abort();
 	knowledge kn;
 	std::string err;
@@ -90,5 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)kn.recovery_action(c);
 	for (int c = 0; c < failure_class_count; c++)
 		(void)kn.action_for(static_cast<failure_class>(c));
+	for (const char *z : {"JST", "CST", "UTC", ""})
+		(void)kn.zones().count(z);
 	return 0;
 }

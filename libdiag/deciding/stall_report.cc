@@ -1,0 +1,66 @@
+// A hang's culprits as a stall report names them: Horovod's stall
+// inspector lists the ranks that never submitted a collective the others
+// wait in (horovod.yaml, capture missing_rank). Runs after the hang's own
+// structure and fills in only where that singles out nobody.
+#include "deciding/context.hh"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+
+namespace diag {
+
+namespace {
+
+// "0, 6" or "3" -> the ranks.
+void add_ranks(const std::string &list, std::set<int> &out)
+{
+	long long n = -1;
+	for (char c : list + ",") {
+		if (std::isdigit(static_cast<unsigned char>(c))) {
+			n = (n < 0 ? 0 : n * 10) + (c - '0');
+			if (n > 1000000)
+				return;
+		} else if (n >= 0) {
+			out.insert(static_cast<int>(n));
+			n = -1;
+		}
+	}
+}
+
+} // namespace
+
+void pass_stall_report(diagnosis_context &cx)
+{
+	hang_view &hv = cx.hv;
+	if (!hv.suspects.empty())
+		return;
+	std::set<int> missing;
+	int reports = 0;
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped)
+			continue;
+		std::string m = e.capture("missing_rank");
+		bool list = std::any_of(e.captures.begin(), e.captures.end(),
+					[](const auto &c) { return c.first == "stall_list"; });
+		if (m.empty() && list && e.task >= 0)
+			m = std::to_string(e.task); // "3: [tensors]": the label is the rank
+		if (m.empty())
+			continue;
+		add_ranks(m, missing);
+		reports++;
+	}
+	if (missing.empty())
+		return;
+	const std::string why = "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
+	for (int r : missing) {
+		hv.suspects.push_back(r);
+		hv.suspect_why.push_back(why);
+	}
+	hv.why = why;
+	hv.reporting = std::max(hv.reporting, reports);
+	cx.d.hang_reporting = hv.reporting;
+}
+
+} // namespace diag
