@@ -257,6 +257,33 @@ inline unsigned candidate_mask(const unsigned char *p, size_t i)
 }
 #endif
 
+// The lowest candidate among the mask's bits for the bytes from i on
+// (i >= 1), or SIZE_MAX: the mask is a superset, so each bit is re-checked.
+inline size_t lowest_candidate(const unsigned char *p, size_t n, size_t i, uint32_t bits)
+{
+	while (bits) {
+		size_t at = i + static_cast<size_t>(__builtin_ctz(bits));
+		if (candidate_at(p, n, at, p[at - 1] == '\n'))
+			return at;
+		bits &= bits - 1;
+	}
+	return SIZE_MAX;
+}
+
+// The highest candidate among the mask's bits for the bytes from i on
+// (i >= 1), or SIZE_MAX: the mask is a superset, so each bit is re-checked.
+inline size_t highest_candidate(const unsigned char *p, size_t n, size_t i, uint32_t bits)
+{
+	while (bits) {
+		unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
+		size_t at = i + b;
+		if (candidate_at(p, n, at, p[at - 1] == '\n'))
+			return at;
+		bits &= ~(1u << b);
+	}
+	return SIZE_MAX;
+}
+
 #ifdef DENPEX_HAVE_AVX2_PATH
 // candidate_mask for the 32 positions from p + i: reads p[i - 1, i + 40).
 __attribute__((target("avx2"))) inline uint32_t candidate_mask_avx2(const unsigned char *p, size_t i)
@@ -272,12 +299,8 @@ __attribute__((target("avx2"))) size_t first_candidate_avx2(const unsigned char 
 {
 	while (q + 32 <= to && q + 40 <= n) {
 		uint32_t bits = candidate_mask_avx2(p, q);
-		while (bits) {
-			size_t at = q + static_cast<size_t>(__builtin_ctz(bits));
-			if (candidate_at(p, n, at, p[at - 1] == '\n'))
-				return at;
-			bits &= bits - 1;
-		}
+		if (size_t at = lowest_candidate(p, n, q, bits); at != SIZE_MAX)
+			return at;
 		q += 32;
 	}
 	return SIZE_MAX;
@@ -291,13 +314,8 @@ __attribute__((target("avx2"))) size_t last_candidate_avx2(const unsigned char *
 	while (q >= from + 32 && q >= 33) {
 		size_t i = q - 32;
 		uint32_t bits = candidate_mask_avx2(p, i);
-		while (bits) {
-			unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
-			size_t at = i + b;
-			if (candidate_at(p, n, at, p[at - 1] == '\n'))
-				return at;
-			bits &= ~(1u << b);
-		}
+		if (size_t at = highest_candidate(p, n, i, bits); at != SIZE_MAX)
+			return at;
 		q = i;
 	}
 	return SIZE_MAX;
@@ -328,13 +346,8 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 	while (q >= from + 16 && q >= 17) {
 		size_t i = q - 16;
 		unsigned bits = candidate_mask(p, i);
-		while (bits) {
-			unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
-			size_t at = i + b;
-			if (candidate_at(p, n, at, p[at - 1] == '\n'))
-				return at;
-			bits &= ~(1u << b);
-		}
+		if (size_t at = highest_candidate(p, n, i, bits); at != SIZE_MAX)
+			return at;
 		q = i;
 	}
 #endif
@@ -366,12 +379,8 @@ size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 #ifdef __SSE2__
 	while (q + 16 <= to && q + 24 <= n) {
 		unsigned bits = candidate_mask(p, q);
-		while (bits) {
-			size_t at = q + static_cast<size_t>(__builtin_ctz(bits));
-			if (candidate_at(p, n, at, p[at - 1] == '\n'))
-				return at;
-			bits &= bits - 1;
-		}
+		if (size_t at = lowest_candidate(p, n, q, bits); at != SIZE_MAX)
+			return at;
 		q += 16;
 	}
 #endif
