@@ -894,6 +894,14 @@ END_TEST
 
 // Host resolution from the job's node list where no line placed the rank.
 
+// NCCL's bootstrap line of a rank on host: the address that host uses.
+static void says_address(fixture &f, int rank, int host, const char *ip, int line)
+{
+	event &e = f.add(failure_class::unknown, event_role::context, rank, -600, line, f.log, "nccl.bootstrap_address");
+	e.host = host;
+	e.captures = {{"host_ip", ip}};
+}
+
 static void place(fixture &f, int rank, const char *host)
 {
 	rank_info ri;
@@ -962,12 +970,8 @@ START_TEST(peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down)
 	for (int own_link_too = 0; own_link_too < 2; own_link_too++) {
 		fixture f;
 		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
-		event &ba = f.add(failure_class::unknown, event_role::context, 0, -600, 1, f.log, "nccl.bootstrap_address");
-		ba.host = a;
-		ba.captures = {{"host_ip", "10.0.0.1"}};
-		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
-		bb.host = b;
-		bb.captures = {{"host_ip", "10.0.0.2"}};
+		says_address(f, 0, a, "10.0.0.1", 1);
+		says_address(f, 8, b, "10.0.0.2", 2);
 		event &down = f.add(failure_class::network, event_role::context, -1, -0.5, 1, f.kern, "netdev.link_down");
 		down.host = own_link_too ? a : b;
 		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
@@ -994,9 +998,7 @@ START_TEST(host_resolution_names_an_address_by_the_node_nccl_says_uses_it)
 {
 	fixture f;
 	int ip = f.ev.intern_host("10.0.0.2"), node = f.ev.intern_host("node2");
-	event &b = f.add(failure_class::unknown, event_role::context, 4, -600, 2, f.log, "nccl.bootstrap_address");
-	b.host = node;
-	b.captures = {{"host_ip", "10.0.0.2"}};
+	says_address(f, 4, node, "10.0.0.2", 2);
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	cx.d.cls = failure_class::segfault;
 	cx.d.first_host = ip;
@@ -1053,12 +1055,8 @@ START_TEST(peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit)
 	for (int peer_said_why = 0; peer_said_why < 2; peer_said_why++) {
 		fixture f;
 		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
-		event &ba = f.add(failure_class::unknown, event_role::context, 0, -600, 1, f.log, "nccl.bootstrap_address");
-		ba.host = a;
-		ba.captures = {{"host_ip", "10.0.0.1"}};
-		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
-		bb.host = b;
-		bb.captures = {{"host_ip", "10.0.0.2"}};
+		says_address(f, 0, a, "10.0.0.1", 1);
+		says_address(f, 8, b, "10.0.0.2", 2);
 		event &gone = exited(f, 8, 1, -1, 30);
 		gone.host = b;
 		if (peer_said_why) {
@@ -1168,9 +1166,7 @@ START_TEST(peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll)
 	for (int by_agent = 0; by_agent < 2; by_agent++) {
 		fixture f;
 		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2");
-		event &bb = f.add(failure_class::unknown, event_role::context, 8, -600, 2, f.log, "nccl.bootstrap_address");
-		bb.host = b;
-		bb.captures = {{"host_ip", "10.0.0.2"}};
+		says_address(f, 8, b, "10.0.0.2", 2);
 		event &err = f.add(failure_class::network, event_role::initiating, 3, 0, 40, f.log, "nccl.ib_completion");
 		err.host = a;
 		err.captures = {{"peer", "10.0.0.2<41222>"}};
