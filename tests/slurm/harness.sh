@@ -191,7 +191,26 @@ wait_epilogs() { # job [runs [seconds]]
 	done
 	return 1
 }
-comment_of() { sacct -n -X -j "$1" -o Comment%600 | sed 's/^ *//; s/ *$//'; }
+# The Comment of the job's last run that has run: a requeued job's new
+# record waits PENDING with none of its own while the epilog of the run
+# before it writes that run's verdict.
+comment_of() {
+	sacct -n -X -D -P -j "$1" -o State,Comment |
+		awk '$0 !~ /^(PENDING|REQUEUED)\|/ { c = $0 } END { sub(/^[^|]*\|/, "", c); print c }'
+}
+# The Comment once the epilog's verdict shows in it, or as it is after
+# 10 s: the epilog confirms its write in the background, so a record
+# update racing it (a requeue, the completion record) can hide the verdict
+# for a few seconds after the epilog has exited.
+verdict_comment_of() {
+	local i c
+	for ((i = 0; i < 40; i++)); do
+		c=$(comment_of "$1")
+		case "$c" in *"denpex: "*) break ;; esac
+		sleep 0.25
+	done
+	printf '%s\n' "$c"
+}
 state_of() { sacct -n -X -j "$1" -o State%30 | awk '{print $1}'; }
 wait_state() { # job, state [seconds]
 	local i

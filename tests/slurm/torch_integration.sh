@@ -107,7 +107,7 @@ expect() {
 		printf '%-16s %-8s %-6s %-14s %s\n' "$name" "$how" "$j" "(no epilog)" "-" >>"$TABLE"
 		return
 	fi
-	c=$(comment_of "$j")
+	c=$(verdict_comment_of "$j")
 	VERDICT[$name]=$c
 	local what="$name: Comment '$c' ~ /^note-$name; denpex: $re/"
 	if [ -n "${XFAIL[$name]:-}" ]; then
