@@ -10,6 +10,17 @@ namespace diag {
 
 namespace {
 
+// A file's top-level list under key, or null with err saying it is missing.
+const ynode *top_list(const ynode &doc, const std::string &path, const char *key, std::string &err)
+{
+	const ynode *l = doc.get(key);
+	if (!l || l->kind != ynode::sequence) {
+		err = path + ": missing '" + key + "' list";
+		return nullptr;
+	}
+	return l;
+}
+
 std::string scalar(const ynode *n)
 {
 	return n && n->is_scalar() ? n->value : std::string();
@@ -59,11 +70,9 @@ bool knowledge::load_zones(const std::string &path, std::string &err)
 	auto doc = load_yaml_file(path, err);
 	if (!doc)
 		return false;
-	const ynode *zs = doc->get("zones");
-	if (!zs || zs->kind != ynode::sequence) {
-		err = path + ": missing 'zones' list";
+	const ynode *zs = top_list(*doc, path, "zones", err);
+	if (!zs)
 		return false;
-	}
 	std::map<std::string, int> zones;
 	for (const auto &n : zs->items) {
 		std::string name = scalar(n.get("name"));
@@ -93,11 +102,9 @@ bool knowledge::load(const std::string &conf_dir, std::string &err)
 	auto xdoc = load_yaml_file(xpath, err);
 	if (!xdoc)
 		return false;
-	const ynode *xids = xdoc->get("xids");
-	if (!xids || xids->kind != ynode::sequence) {
-		err = xpath + ": missing 'xids' list";
+	const ynode *xids = top_list(*xdoc, xpath, "xids", err);
+	if (!xids)
 		return false;
-	}
 	for (const auto &n : xids->items) {
 		xid_info x;
 		auto num = yaml_int(n.get("xid"));
@@ -146,11 +153,9 @@ bool knowledge::load(const std::string &conf_dir, std::string &err)
 	auto adoc = load_yaml_file(apath, err);
 	if (!adoc)
 		return false;
-	const ynode *acts = adoc->get("actions");
-	if (!acts || acts->kind != ynode::sequence) {
-		err = apath + ": missing 'actions' list";
+	const ynode *acts = top_list(*adoc, apath, "actions", err);
+	if (!acts)
 		return false;
-	}
 	for (const auto &n : acts->items) {
 		auto c = class_from_name(scalar(n.get("class")));
 		if (!c) {
