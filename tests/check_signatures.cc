@@ -3,6 +3,7 @@
 // the site's layer above it (rules added, shipped rules replaced by id).
 #include "config.h"
 #include "ck_cxx.hh"
+#include "ck_bundle.hh"
 #include "deciding/knowledge.hh"
 #include "matching/literal_set.hh"
 #include "matching/signature.hh"
@@ -376,6 +377,18 @@ START_TEST(shipped_rules_load_and_cover_every_class)
 }
 END_TEST
 
+START_TEST(knowledge_names_a_missing_top_level_list)
+{
+	// A table file without its list is refused, and the error says which.
+	ck_bundle conf("denpex-kn");
+	conf.file("xid.yaml", "xid: []\n");
+	knowledge kn;
+	std::string err;
+	ck_assert(!kn.load(conf.dir, err));
+	ck_assert_msg(err == conf.dir + "/xid.yaml: missing 'xids' list", "%s", err.c_str());
+}
+END_TEST
+
 START_TEST(startup_rules_say_more_about_a_line_another_rule_matched)
 {
 	rule_set rs;
@@ -571,6 +584,7 @@ static Suite *suite()
 	Suite *s = suite_create("signatures");
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, loader_accepts_good_rule);
+	tcase_add_test(t, knowledge_names_a_missing_top_level_list);
 	tcase_add_test(t, loader_refuses_sample_that_does_not_match);
 	tcase_add_test(t, loader_refuses_sample_without_literal);
 	tcase_add_test(t, loader_refuses_bad_pattern_class_role_key);
