@@ -213,6 +213,34 @@ START_TEST(prefix_horovodrun_tags_with_the_rank_alone)
 	ck_assert_int_eq(id.rank, -1);
 	id = parse_prefix("[5] loss 2.3");
 	ck_assert_int_eq(id.rank, -1);
+	// With a ctime stamp glued before the tag (--prefix-output-with-timestamp,
+	// Open MPI's --timestamp-output): the tag is still the writer.
+	id = parse_prefix("Mon Mar  2 10:14:40 2026[2]<stderr>:ValueError: x");
+	ck_assert_int_eq(id.rank, 2);
+	DIAG_CK_STR_EQ(std::string(id.body), "ValueError: x");
+	id = parse_prefix("Thu Jun 18 01:14:01 2026[1,7]<stdout>:step 3");
+	ck_assert_int_eq(id.rank, 7);
+	// A stamp without a tag after it is no prefix.
+	id = parse_prefix("Mon Mar  2 10:14:40 2026 [5] loss 2.3");
+	ck_assert_int_eq(id.rank, -1);
+}
+END_TEST
+
+START_TEST(prefix_a_rank_label_leading_the_line)
+{
+	// "rank3: ..." is rank 3's line, never a host named rank3.
+	line_identity id = parse_prefix("rank3: Traceback (most recent call last):");
+	ck_assert_int_eq(id.rank, 3);
+	ck_assert(id.host.empty());
+	DIAG_CK_STR_EQ(std::string(id.body), "Traceback (most recent call last):");
+	id = parse_prefix("gpu-a02: rank=12: KeyError: 'x'");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-a02");
+	ck_assert_int_eq(id.rank, 12);
+	// A word that only starts like it, or a rank inside the text, is not.
+	id = parse_prefix("ranking3: done");
+	ck_assert_int_eq(id.rank, -1);
+	id = parse_prefix("local_rank3: ready");
+	ck_assert_int_eq(id.rank, -1);
 }
 END_TEST
 
@@ -857,6 +885,7 @@ static Suite *suite()
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
+	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
