@@ -29,6 +29,9 @@ bool srun_tasks_are_ranks(const evidence &ev)
 			return false;
 		if (e.r && e.r->family == "torchrun")
 			return false;
+		// A frame of a node's launcher on a labelled line: that task is it.
+		if (e.task >= 0 && !e.capture("launcher_frame").empty())
+			return false;
 	}
 	return true;
 }
@@ -205,6 +208,43 @@ void resolve_agent_stream_hosts(evidence &ev)
 	}
 }
 
+int node_of_task(const evidence &ev, int task);
+
+// torchrun's rendezvous result names the global ranks its node's agent
+// started, in local-rank order ("global_ranks=[4, 5, 6, 7]"); the stream
+// it came on names the node (pdsh's host, or srun's node of its label):
+// where those ranks ran, where nothing better says.
+void apply_agent_ranks(evidence &ev)
+{
+	for (const auto &e : ev.events) {
+		std::string list = e.capture("agent_ranks");
+		if (list.empty() || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(ev, e.task) : -1;
+		if (host < 0 || loopback_name(ev.host_name(host)))
+			continue;
+		int local = 0;
+		for (size_t i = 0; i < list.size(); local++) {
+			size_t j = i;
+			while (j < list.size() && std::isdigit(static_cast<unsigned char>(list[j])))
+				j++;
+			long long v;
+			if (j == i || !parse_uint_str(list.substr(i, j - i), v))
+				break;
+			if (const rank_info *known = ev.ranks.by_rank(static_cast<int>(v)); !known || known->host < 0) {
+				rank_info ri;
+				ri.rank = static_cast<int>(v);
+				ri.host = host;
+				ri.local_rank = local;
+				ev.ranks.add(ri);
+			}
+			i = j;
+			while (i < list.size() && (list[i] == ',' || list[i] == ' '))
+				i++;
+		}
+	}
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
@@ -247,6 +287,7 @@ void resolve_identities(evidence &ev)
 	}
 	resolve_agent_workers(ev);
 	resolve_agent_stream_hosts(ev);
+	apply_agent_ranks(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -476,6 +517,39 @@ int node_never_joined(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
+// A launch whose only reports come from clients that could not reach the
+// rendezvous/store server ("... trying to connect to (gpu-r01, 29500)"):
+// when they all name one host, and every launch failure reported came
+// from a node that was such a client (none failed for a reason of its
+// own, before it ever connected), the store's host is the one to look at
+// (its launcher never served: not started, crashed, unreachable or a
+// wrong address).
+int unreached_store_host(const diagnosis_context &cx)
+{
+	std::set<std::string> stores;
+	std::set<int> clients, reporters;
+	auto node_of = [&](const event &e) { return e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1; };
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		if (std::string h = e.capture("store_host"); !h.empty()) {
+			stores.insert(h);
+			clients.insert(node_of(e));
+		} else if (e.cls == failure_class::launch_failure && e.role == event_role::initiating) {
+			reporters.insert(node_of(e));
+		}
+	}
+	if (stores.size() != 1 || loopback_name(*stores.begin()) || clients.count(-1) || reporters.empty())
+		return -1;
+	for (int r : reporters)
+		if (!clients.count(r))
+			return -1;
+	int store = cx.ev.intern_host(*stores.begin());
+	if (clients.count(store))
+		return -1;
+	return store;
+}
+
 bool ip_literal(const std::string &h)
 {
 	if (h.empty())
@@ -529,6 +603,28 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = lost_node(cx);
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
+	// The initiating line's own node: that of the srun task it came on
+	// (a node's launcher, whose label is no rank).
+	if (d.first_host < 0 && d.first && d.first->task >= 0 && !job_level(d.cls) &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		d.first_host = node_of_task(cx.ev, d.first->task);
+		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
+	}
+	// A job of one node ran everything there, its launcher too.
+	if (d.first_host < 0 && d.first && !job_level(d.cls) &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job))
+		if (std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist); nodes.size() == 1) {
+			d.first_host = cx.ev.intern_host(nodes[0]);
+			d.rank_singled_out = true;
+		}
+	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.common_mode == 0)
+		if (int store = unreached_store_host(cx); store >= 0 && store != d.first_host &&
+		    (store = named_host(cx.ev, store)) >= 0 && !ip_literal(cx.ev.host_name(store))) {
+			d.first_host = store;
+			d.rank_singled_out = true;
+			d.notes.push_back("the launch failed waiting for the rendezvous/store server on " +
+					  cx.ev.host_name(store) + ", which reported nothing itself");
+		}
 	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0 && d.common_mode == 0) {
 		d.first_host = node_never_joined(cx);
 		if (d.first_host >= 0) {
