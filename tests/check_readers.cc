@@ -438,6 +438,34 @@ START_TEST(large_log_in_line_order)
 }
 END_TEST
 
+// A traceback one rank relays for another (DCP re-raises every rank's
+// failure on all of them, naming where it came from): its closing error is
+// the origin's, not the printing rank's; an ordinary traceback stays its
+// writer's.
+START_TEST(relayed_traceback_is_the_origins)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr("[rank0]:Traceback (most recent call last): (RANK 6)\n"
+		       "[rank0]:  File \"/x/torch/distributed/checkpoint/filesystem.py\", line 474, in _write\n"
+		       "[rank0]:OSError: [Errno 28] No space left on device\n"
+		       "[rank3]:Traceback (most recent call last):\n"
+		       "[rank3]:  File \"train.py\", line 12, in <module>\n"
+		       "[rank3]:OSError: [Errno 28] No space left on device\n");
+	evidence ev;
+	ck_assert(read_job_log(lr, rules, "1", ev));
+	int seen = 0;
+	for (const auto &e : ev.events) {
+		if (e.cls != failure_class::filesystem)
+			continue;
+		ck_assert_int_eq(e.rank, e.line == 3 ? 6 : 3);
+		seen++;
+	}
+	ck_assert_int_eq(seen, 2);
+}
+END_TEST
+
 
 // Everything a text source gives, as one string (to compare readings).
 static std::string evidence_dump(const evidence &ev)
@@ -886,6 +914,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_styles);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
+	tcase_add_test(t, relayed_traceback_is_the_origins);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
