@@ -349,6 +349,28 @@ START_TEST(sacct_pipe_output)
 }
 END_TEST
 
+// sacct's default table: columns under a ruler of dashes, values cut short
+// with '+' (the state's first word is kept; a cut node list is dropped).
+START_TEST(sacct_default_table)
+{
+	const char *rows = "       JobID    JobName      State ExitCode        NodeList \n"
+			   "------------ ---------- ---------- -------- --------------- \n"
+			   "881234        sft-llama CANCELLED+      0:0 gpu-c[01-02,0+ \n"
+			   "881234.batch      batch  CANCELLED     0:15          gpu-c01 \n"
+			   "881234.exte+     extern  COMPLETED      0:0 gpu-c[01-02,0+ \n";
+	ck_assert(sacct_table_header("       JobID    JobName      State ExitCode        NodeList ",
+				     "------------ ---------- ---------- -------- --------------- "));
+	ck_assert(!sacct_table_header("JobID JobName State", "step 12 ---- loss"));
+	evidence ev;
+	ck_assert(read_sacct_text(rows, ev));
+	DIAG_CK_STR_EQ(ev.job.job_id, "881234");
+	DIAG_CK_STR_EQ(ev.job.state, "CANCELLED");
+	DIAG_CK_STR_EQ(ev.job.exit_code, "0:0");
+	DIAG_CK_STR_EQ(ev.job.nodelist, "");
+	ck_assert_uint_eq(ev.job.steps.size(), 1); // the cut step id names no step for sure
+}
+END_TEST
+
 START_TEST(sacct_json_output)
 {
 	evidence ev;
@@ -921,6 +943,7 @@ static Suite *suite()
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sacct_default_table);
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
