@@ -517,29 +517,38 @@ int node_never_joined(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
-// A launch whose only reports come from clients that could not reach the
-// rendezvous/store server ("... trying to connect to (gpu-r01, 29500)"):
-// when they all name one host, and every launch failure reported came
-// from a node that was such a client (none failed for a reason of its
-// own, before it ever connected), the store's host is the one to look at
-// (its launcher never served: not started, crashed, unreachable or a
-// wrong address).
+// A launch whose only reports come from clients of the rendezvous/store
+// server: those that could not reach it ("... trying to connect to
+// (gpu-r01, 29500)") or waited on it in vain (a DistStoreError). When
+// they all name one host, and every launch failure reported came from a
+// node that was such a client (none failed for a reason of its own), the
+// store's host is the one to look at (its launcher never served: not
+// started, crashed, unreachable or a wrong address). With nothing but
+// waits, the store is the one the job named (MASTER_ADDR=...).
 int unreached_store_host(const diagnosis_context &cx)
 {
-	std::set<std::string> stores;
+	std::set<std::string> stores, masters;
 	std::set<int> clients, reporters;
+	bool waited = false;
 	auto node_of = [&](const event &e) { return e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1; };
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || cx.ev.sources()[e.file].kind == source_kind::kernel_log)
 			continue;
+		if (std::string m = e.capture("master_addr"); !m.empty())
+			masters.insert(m);
 		if (std::string h = e.capture("store_host"); !h.empty()) {
 			stores.insert(h);
 			clients.insert(node_of(e));
 		} else if (e.cls == failure_class::launch_failure && e.role == event_role::initiating) {
 			reporters.insert(node_of(e));
+		} else if (e.cls == failure_class::launch_failure && e.role == event_role::victim) {
+			waited = true;
+			clients.insert(node_of(e));
 		}
 	}
-	if (stores.size() != 1 || loopback_name(*stores.begin()) || clients.count(-1) || reporters.empty())
+	if (stores.empty() && reporters.empty() && waited)
+		stores = masters;
+	if (stores.size() != 1 || loopback_name(*stores.begin()) || (!reporters.empty() && clients.count(-1)))
 		return -1;
 	for (int r : reporters)
 		if (!clients.count(r))
