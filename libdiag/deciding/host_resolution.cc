@@ -398,6 +398,38 @@ int host_by_blocks(evidence &ev, int rank)
 	return block_host[rank / per_node];
 }
 
+// The rank's block of per_node consecutive ranks, where the known ranks
+// in it all ran on one host and sit at their local rank (rank % per_node
+// == local rank: a launcher laying ranks out node by node, as torchrun's
+// failure block shows): that host's.
+int host_of_block(const evidence &ev, int rank, int per_node)
+{
+	int lo = rank / per_node * per_node, host = -1;
+	bool laid_out = false;
+	auto in_block = [&](int r) { return r >= lo && r < lo + per_node && r != rank; };
+	auto place = [&](int r, int h, int local) {
+		if (!in_block(r) || h < 0)
+			return true;
+		if (host >= 0 && h != host)
+			return false;
+		host = h;
+		if (local >= 0) {
+			if (r % per_node != local)
+				return false;
+			laid_out = true;
+		}
+		return true;
+	};
+	for (const auto &x : ev.ranks.all())
+		if (!place(x.first, x.second.host, x.second.local_rank))
+			return -1;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.local_rank >= 0 && ev.sources()[e.file].kind != source_kind::kernel_log &&
+		    !place(e.rank, e.host >= 0 ? e.host : host, e.local_rank))
+			return -1;
+	return laid_out && host >= 0 && !loopback_name(ev.host_name(host)) ? host : -1;
+}
+
 int host_by_layout(evidence &ev, int rank)
 {
 	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
@@ -406,8 +438,13 @@ int host_by_layout(evidence &ev, int rank)
 	if (nodes.size() == 1)
 		return ev.intern_host(nodes[0]);
 	int world = ev.ranks.world_size();
-	if (nodes.size() < 2 || world <= rank || world % static_cast<int>(nodes.size()) != 0)
+	if (nodes.size() < 2 || world <= rank)
 		return -1;
+	// The highest ranks may never have spoken: the world rounds up to a
+	// whole number of ranks per node, which only the local ranks known
+	// can confirm.
+	if (world % static_cast<int>(nodes.size()) != 0)
+		return host_of_block(ev, rank, (world + static_cast<int>(nodes.size()) - 1) / static_cast<int>(nodes.size()));
 	int per_node = world / static_cast<int>(nodes.size());
 	std::map<std::string, size_t> index;
 	for (size_t i = 0; i < nodes.size(); i++)
@@ -439,7 +476,7 @@ int host_by_layout(evidence &ev, int rank)
 		return ev.intern_host(nodes[static_cast<size_t>(room)]);
 	if (block && seen.size() >= 2)
 		return ev.intern_host(nodes[static_cast<size_t>(rank / per_node)]);
-	return -1;
+	return host_of_block(ev, rank, per_node);
 }
 
 // The one node of the job that is not among reporters; -1 when none
