@@ -468,6 +468,30 @@ START_TEST(host_resolution_names_the_store_no_client_could_reach)
 }
 END_TEST
 
+// A node's slurmstepd error srun passed on without the node's name is that
+// of the node whose task srun reports failed just after it.
+START_TEST(host_resolution_a_stepd_error_is_the_node_srun_names_next)
+{
+	fixture f;
+	rule node_rule;
+	node_rule.scope = rule::fault_scope::node;
+	event &err = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+	err.r = &node_rule;
+	err.text = "slurmstepd: error: pyxis: seccomp filter failed";
+	event &later = f.add(failure_class::unknown, event_role::context, -1, 3, 30);
+	later.kind = rule_kind::task_exit;
+	later.host = f.ev.intern_host("gpu-m10");
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 1, 7);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("gpu-m11");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::launch_failure;
+	cx.d.first = &f.ev.events[0];
+	pass_host_resolution(cx);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-m11");
+}
+END_TEST
+
 // torchrun's rendezvous result on a node's stream places the ranks it names.
 START_TEST(identities_an_agents_global_ranks_run_on_its_node)
 {
@@ -1600,6 +1624,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);
+	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);

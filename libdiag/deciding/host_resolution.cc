@@ -656,6 +656,21 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = node_of_task(cx.ev, d.first->task);
 		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
 	}
+	// A node's slurmstepd error that srun passed on without its node's name
+	// ("slurmstepd: error: pyxis: ..."): srun then reports that node's task
+	// ("srun: error: gpu-p03: task 2: Exited ..."), within a few lines.
+	if (d.first_host < 0 && d.first && d.first->r && d.first->r->scope == rule::fault_scope::node &&
+	    d.first->text.rfind("slurmstepd: ", 0) == 0) {
+		const event *next = nullptr;
+		for (const auto &e : cx.ev.events)
+			if (e.file == d.first->file && e.line > d.first->line && e.line - d.first->line <= 12 &&
+			    e.kind == rule_kind::task_exit && e.host >= 0 && !e.dropped && (!next || e.line < next->line))
+				next = &e;
+		if (next) {
+			d.first_host = next->host;
+			d.rank_singled_out = true;
+		}
+	}
 	// A job of one node ran everything there, its launcher too.
 	if (d.first_host < 0 && d.first && !job_level(d.cls) &&
 	    !(d.first->r && d.first->r->scope == rule::fault_scope::job))
