@@ -468,6 +468,28 @@ START_TEST(host_resolution_names_the_store_no_client_could_reach)
 }
 END_TEST
 
+// Ranks that only waited on a key another should have set name the store
+// the job stated; the store's server waiting for clients names none.
+START_TEST(host_resolution_waits_on_a_key_name_the_stated_store)
+{
+	for (int on_key = 0; on_key <= 1; on_key++) {
+		fixture f;
+		event &m = f.add(failure_class::unknown, event_role::context, -1, 0, 2);
+		m.captures = {{"master_addr", "hpc-g048"}};
+		event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 8);
+		if (on_key)
+			w.captures = {{"store_key", "/default_pg/0//cuda//0"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		pass_host_resolution(cx);
+		if (on_key)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "hpc-g048");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
 // A node's slurmstepd error srun passed on without the node's name is that
 // of the node whose task srun reports failed just after it.
 START_TEST(host_resolution_a_stepd_error_is_the_node_srun_names_next)
@@ -1624,6 +1646,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);
+	tcase_add_test(t, host_resolution_waits_on_a_key_name_the_stated_store);
 	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);

@@ -556,12 +556,14 @@ int node_never_joined(const diagnosis_context &cx)
 
 // A launch whose only reports come from clients of the rendezvous/store
 // server: those that could not reach it ("... trying to connect to
-// (gpu-r01, 29500)") or waited on it in vain (a DistStoreError). When
+// (gpu-r01, 29500)") or waited in vain on a key it should have had (a
+// DistStoreError's "wait timeout ..., keys: ..."). When
 // they all name one host, and every launch failure reported came from a
 // node that was such a client (none failed for a reason of its own), the
 // store's host is the one to look at (its launcher never served: not
 // started, crashed, unreachable or a wrong address). With nothing but
-// waits, the store is the one the job named (MASTER_ADDR=...).
+// waits on keys, the store is the one the job named (MASTER_ADDR=...);
+// the server's own wait for clients that never came blames no store.
 int unreached_store_host(const diagnosis_context &cx)
 {
 	std::set<std::string> stores, masters;
@@ -579,7 +581,7 @@ int unreached_store_host(const diagnosis_context &cx)
 		} else if (e.cls == failure_class::launch_failure && e.role == event_role::initiating) {
 			reporters.insert(node_of(e));
 		} else if (e.cls == failure_class::launch_failure && e.role == event_role::victim) {
-			waited = true;
+			waited = waited || !e.capture("store_key").empty();
 			clients.insert(node_of(e));
 		}
 	}
