@@ -260,6 +260,11 @@ START_TEST(prefix_a_launchers_host_tag_in_brackets)
 	// Only leading the line.
 	id = parse_prefix("12: [gpu-d05] x");
 	ck_assert(id.host.empty());
+	// kubectl logs --prefix names the pod and its container.
+	id = parse_prefix("[pod/llama-ft-worker-0/pytorch] [rank1]: torch.OutOfMemoryError: x");
+	DIAG_CK_STR_EQ(std::string(id.host), "llama-ft-worker-0");
+	ck_assert_int_eq(id.rank, 1);
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.OutOfMemoryError: x");
 }
 END_TEST
 

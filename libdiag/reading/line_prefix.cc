@@ -336,6 +336,17 @@ line_identity parse_prefix(std::string_view line)
 				s = s.substr(len);
 				continue;
 			}
+			// kubectl logs --prefix: "[pod/NAME/CONTAINER] ": the pod is
+			// the writer's host.
+			if (round == 0 && id.host.empty() && s.substr(0, 5) == "[pod/") {
+				size_t slash = s.find('/', 5), close = s.find("] ");
+				if (slash != std::string_view::npos && close != std::string_view::npos && slash < close &&
+				    close < 300 && slash > 5) {
+					id.host = s.substr(5, slash - 5);
+					s = s.substr(close + 2);
+					continue;
+				}
+			}
 			// A launcher's "[gpu-d05] " host tag leading the line (a name
 			// with digits, as hosts have; not a device or a counter).
 			if (round == 0 && id.host.empty() && host_tag(s, len)) {
