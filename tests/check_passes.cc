@@ -440,6 +440,130 @@ START_TEST(fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank)
 }
 END_TEST
 
+// A launch failure whose reports all come from clients of the store names
+// the store's host; one where a node failed for a reason of its own does not.
+START_TEST(host_resolution_names_the_store_no_client_could_reach)
+{
+	for (int own_failure = 0; own_failure <= 1; own_failure++) {
+		fixture f;
+		const char *clients[] = {"gpu-r02", "gpu-r03"};
+		for (int i = 0; i < 2; i++) {
+			event &w = f.add(failure_class::launch_failure, event_role::victim, -1, i, 10 + static_cast<uint64_t>(i));
+			w.host = f.ev.intern_host(clients[i]);
+			w.captures = {{"store_host", "gpu-r01"}};
+			event &r = f.add(failure_class::launch_failure, event_role::initiating, -1, i, 20 + static_cast<uint64_t>(i));
+			r.host = w.host;
+		}
+		if (own_failure) {
+			event &pyxis = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 5);
+			pyxis.host = f.ev.intern_host("gpu-r04");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[1];
+		cx.d.first_host = f.ev.events[1].host;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), own_failure ? "gpu-r02" : "gpu-r01");
+	}
+}
+END_TEST
+
+// Ranks that only waited on a key another should have set name the store
+// the job stated; the store's server waiting for clients names none.
+START_TEST(host_resolution_waits_on_a_key_name_the_stated_store)
+{
+	for (int on_key = 0; on_key <= 1; on_key++) {
+		fixture f;
+		event &m = f.add(failure_class::unknown, event_role::context, -1, 0, 2);
+		m.captures = {{"master_addr", "hpc-g048"}};
+		event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 8);
+		if (on_key)
+			w.captures = {{"store_key", "/default_pg/0//cuda//0"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		pass_host_resolution(cx);
+		if (on_key)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "hpc-g048");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
+// A node's slurmstepd error srun passed on without the node's name is that
+// of the node whose task srun reports failed just after it.
+START_TEST(host_resolution_a_stepd_error_is_the_node_srun_names_next)
+{
+	fixture f;
+	rule node_rule;
+	node_rule.scope = rule::fault_scope::node;
+	event &err = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+	err.r = &node_rule;
+	err.text = "slurmstepd: error: pyxis: seccomp filter failed";
+	event &later = f.add(failure_class::unknown, event_role::context, -1, 3, 30);
+	later.kind = rule_kind::task_exit;
+	later.host = f.ev.intern_host("gpu-m10");
+	event &exit = f.add(failure_class::unknown, event_role::context, -1, 1, 7);
+	exit.kind = rule_kind::task_exit;
+	exit.host = f.ev.intern_host("gpu-m11");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.cls = failure_class::launch_failure;
+	cx.d.first = &f.ev.events[0];
+	pass_host_resolution(cx);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-m11");
+}
+END_TEST
+
+// torchrun's rendezvous result on a node's stream places the ranks it names.
+START_TEST(identities_an_agents_global_ranks_run_on_its_node)
+{
+	fixture f;
+	event &res = f.add(failure_class::unknown, event_role::context, -1, 0, 30);
+	res.host = f.ev.intern_host("gpu-k02");
+	res.captures = {{"agent_ranks", "4, 5, 6, 7"}};
+	resolve_identities(f.ev);
+	const rank_info *ri = f.ev.ranks.by_rank(6);
+	ck_assert(ri != nullptr);
+	DIAG_CK_STR_EQ(f.ev.host_name(ri->host), "gpu-k02");
+	ck_assert_int_eq(ri->local_rank, 2);
+}
+END_TEST
+
+// A rank no line placed, in a block of a node's ranks whose known ranks sit
+// at their local ranks on one host, ran there, even when the highest rank
+// never spoke (the world counted short of a whole node).
+START_TEST(host_resolution_places_a_rank_by_its_nodes_block)
+{
+	fixture f;
+	f.ev.job.nodelist = "dgx[01-03]";
+	for (int r : {8, 10, 11}) {
+		rank_info ri;
+		ri.rank = r;
+		ri.local_rank = r % 4;
+		ri.host = f.ev.intern_host("dgx03");
+		f.ev.ranks.add(ri);
+	}
+	f.ev.ranks.note_world_size(11);
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	cx.d.first_rank = 9;
+	pass_host_resolution(cx);
+	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "dgx03");
+	// A local rank out of place says the layout is not by node.
+	fixture g;
+	g.ev.job.nodelist = "dgx[01-03]";
+	rank_info ri;
+	ri.rank = 8;
+	ri.local_rank = 2;
+	ri.host = g.ev.intern_host("dgx03");
+	g.ev.ranks.add(ri);
+	g.ev.ranks.note_world_size(11);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	cy.d.first_rank = 9;
+	pass_host_resolution(cy);
+	ck_assert_int_eq(cy.d.first_host, -1);
+}
+END_TEST
+
 START_TEST(identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node)
 {
 	fixture f;
@@ -1521,6 +1645,11 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
+	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);
+	tcase_add_test(t, host_resolution_waits_on_a_key_name_the_stated_store);
+	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
+	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
+	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);

@@ -213,6 +213,34 @@ START_TEST(prefix_horovodrun_tags_with_the_rank_alone)
 	ck_assert_int_eq(id.rank, -1);
 	id = parse_prefix("[5] loss 2.3");
 	ck_assert_int_eq(id.rank, -1);
+	// With a ctime stamp glued before the tag (--prefix-output-with-timestamp,
+	// Open MPI's --timestamp-output): the tag is still the writer.
+	id = parse_prefix("Mon Mar  2 10:14:40 2026[2]<stderr>:ValueError: x");
+	ck_assert_int_eq(id.rank, 2);
+	DIAG_CK_STR_EQ(std::string(id.body), "ValueError: x");
+	id = parse_prefix("Thu Jun 18 01:14:01 2026[1,7]<stdout>:step 3");
+	ck_assert_int_eq(id.rank, 7);
+	// A stamp without a tag after it is no prefix.
+	id = parse_prefix("Mon Mar  2 10:14:40 2026 [5] loss 2.3");
+	ck_assert_int_eq(id.rank, -1);
+}
+END_TEST
+
+START_TEST(prefix_a_rank_label_leading_the_line)
+{
+	// "rank3: ..." is rank 3's line, never a host named rank3.
+	line_identity id = parse_prefix("rank3: Traceback (most recent call last):");
+	ck_assert_int_eq(id.rank, 3);
+	ck_assert(id.host.empty());
+	DIAG_CK_STR_EQ(std::string(id.body), "Traceback (most recent call last):");
+	id = parse_prefix("gpu-a02: rank=12: KeyError: 'x'");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-a02");
+	ck_assert_int_eq(id.rank, 12);
+	// A word that only starts like it, or a rank inside the text, is not.
+	id = parse_prefix("ranking3: done");
+	ck_assert_int_eq(id.rank, -1);
+	id = parse_prefix("local_rank3: ready");
+	ck_assert_int_eq(id.rank, -1);
 }
 END_TEST
 
@@ -232,6 +260,11 @@ START_TEST(prefix_a_launchers_host_tag_in_brackets)
 	// Only leading the line.
 	id = parse_prefix("12: [gpu-d05] x");
 	ck_assert(id.host.empty());
+	// kubectl logs --prefix names the pod and its container.
+	id = parse_prefix("[pod/llama-ft-worker-0/pytorch] [rank1]: torch.OutOfMemoryError: x");
+	DIAG_CK_STR_EQ(std::string(id.host), "llama-ft-worker-0");
+	ck_assert_int_eq(id.rank, 1);
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.OutOfMemoryError: x");
 }
 END_TEST
 
@@ -321,6 +354,28 @@ START_TEST(sacct_pipe_output)
 }
 END_TEST
 
+// sacct's default table: columns under a ruler of dashes, values cut short
+// with '+' (the state's first word is kept; a cut node list is dropped).
+START_TEST(sacct_default_table)
+{
+	const char *rows = "       JobID    JobName      State ExitCode        NodeList \n"
+			   "------------ ---------- ---------- -------- --------------- \n"
+			   "881234        sft-llama CANCELLED+      0:0 gpu-c[01-02,0+ \n"
+			   "881234.batch      batch  CANCELLED     0:15          gpu-c01 \n"
+			   "881234.exte+     extern  COMPLETED      0:0 gpu-c[01-02,0+ \n";
+	ck_assert(sacct_table_header("       JobID    JobName      State ExitCode        NodeList ",
+				     "------------ ---------- ---------- -------- --------------- "));
+	ck_assert(!sacct_table_header("JobID JobName State", "step 12 ---- loss"));
+	evidence ev;
+	ck_assert(read_sacct_text(rows, ev));
+	DIAG_CK_STR_EQ(ev.job.job_id, "881234");
+	DIAG_CK_STR_EQ(ev.job.state, "CANCELLED");
+	DIAG_CK_STR_EQ(ev.job.exit_code, "0:0");
+	DIAG_CK_STR_EQ(ev.job.nodelist, "");
+	ck_assert_uint_eq(ev.job.steps.size(), 1); // the cut step id names no step for sure
+}
+END_TEST
+
 START_TEST(sacct_json_output)
 {
 	evidence ev;
@@ -407,6 +462,34 @@ START_TEST(large_log_in_line_order)
 	for (uint64_t l : last_of)
 		want.insert(l);
 	ck_assert(lasts == want);
+}
+END_TEST
+
+// A traceback one rank relays for another (DCP re-raises every rank's
+// failure on all of them, naming where it came from): its closing error is
+// the origin's, not the printing rank's; an ordinary traceback stays its
+// writer's.
+START_TEST(relayed_traceback_is_the_origins)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr("[rank0]:Traceback (most recent call last): (RANK 6)\n"
+		       "[rank0]:  File \"/x/torch/distributed/checkpoint/filesystem.py\", line 474, in _write\n"
+		       "[rank0]:OSError: [Errno 28] No space left on device\n"
+		       "[rank3]:Traceback (most recent call last):\n"
+		       "[rank3]:  File \"train.py\", line 12, in <module>\n"
+		       "[rank3]:OSError: [Errno 28] No space left on device\n");
+	evidence ev;
+	ck_assert(read_job_log(lr, rules, "1", ev));
+	int seen = 0;
+	for (const auto &e : ev.events) {
+		if (e.cls != failure_class::filesystem)
+			continue;
+		ck_assert_int_eq(e.rank, e.line == 3 ? 6 : 3);
+		seen++;
+	}
+	ck_assert_int_eq(seen, 2);
 }
 END_TEST
 
@@ -857,12 +940,15 @@ static Suite *suite()
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
+	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
+	tcase_add_test(t, relayed_traceback_is_the_origins);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sacct_default_table);
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);

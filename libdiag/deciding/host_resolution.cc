@@ -29,6 +29,9 @@ bool srun_tasks_are_ranks(const evidence &ev)
 			return false;
 		if (e.r && e.r->family == "torchrun")
 			return false;
+		// A frame of a node's launcher on a labelled line: that task is it.
+		if (e.task >= 0 && !e.capture("launcher_frame").empty())
+			return false;
 	}
 	return true;
 }
@@ -205,6 +208,43 @@ void resolve_agent_stream_hosts(evidence &ev)
 	}
 }
 
+int node_of_task(const evidence &ev, int task);
+
+// torchrun's rendezvous result names the global ranks its node's agent
+// started, in local-rank order ("global_ranks=[4, 5, 6, 7]"); the stream
+// it came on names the node (pdsh's host, or srun's node of its label):
+// where those ranks ran, where nothing better says.
+void apply_agent_ranks(evidence &ev)
+{
+	for (const auto &e : ev.events) {
+		std::string list = e.capture("agent_ranks");
+		if (list.empty() || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(ev, e.task) : -1;
+		if (host < 0 || loopback_name(ev.host_name(host)))
+			continue;
+		int local = 0;
+		for (size_t i = 0; i < list.size(); local++) {
+			size_t j = i;
+			while (j < list.size() && std::isdigit(static_cast<unsigned char>(list[j])))
+				j++;
+			long long v;
+			if (j == i || !parse_uint_str(list.substr(i, j - i), v))
+				break;
+			if (const rank_info *known = ev.ranks.by_rank(static_cast<int>(v)); !known || known->host < 0) {
+				rank_info ri;
+				ri.rank = static_cast<int>(v);
+				ri.host = host;
+				ri.local_rank = local;
+				ev.ranks.add(ri);
+			}
+			i = j;
+			while (i < list.size() && (list[i] == ',' || list[i] == ' '))
+				i++;
+		}
+	}
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
@@ -247,6 +287,7 @@ void resolve_identities(evidence &ev)
 	}
 	resolve_agent_workers(ev);
 	resolve_agent_stream_hosts(ev);
+	apply_agent_ranks(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -357,6 +398,38 @@ int host_by_blocks(evidence &ev, int rank)
 	return block_host[rank / per_node];
 }
 
+// The rank's block of per_node consecutive ranks, where the known ranks
+// in it all ran on one host and sit at their local rank (rank % per_node
+// == local rank: a launcher laying ranks out node by node, as torchrun's
+// failure block shows): that host's.
+int host_of_block(const evidence &ev, int rank, int per_node)
+{
+	int lo = rank / per_node * per_node, host = -1;
+	bool laid_out = false;
+	auto in_block = [&](int r) { return r >= lo && r < lo + per_node && r != rank; };
+	auto place = [&](int r, int h, int local) {
+		if (!in_block(r) || h < 0)
+			return true;
+		if (host >= 0 && h != host)
+			return false;
+		host = h;
+		if (local >= 0) {
+			if (r % per_node != local)
+				return false;
+			laid_out = true;
+		}
+		return true;
+	};
+	for (const auto &x : ev.ranks.all())
+		if (!place(x.first, x.second.host, x.second.local_rank))
+			return -1;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.local_rank >= 0 && ev.sources()[e.file].kind != source_kind::kernel_log &&
+		    !place(e.rank, e.host >= 0 ? e.host : host, e.local_rank))
+			return -1;
+	return laid_out && host >= 0 && !loopback_name(ev.host_name(host)) ? host : -1;
+}
+
 int host_by_layout(evidence &ev, int rank)
 {
 	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
@@ -365,8 +438,13 @@ int host_by_layout(evidence &ev, int rank)
 	if (nodes.size() == 1)
 		return ev.intern_host(nodes[0]);
 	int world = ev.ranks.world_size();
-	if (nodes.size() < 2 || world <= rank || world % static_cast<int>(nodes.size()) != 0)
+	if (nodes.size() < 2 || world <= rank)
 		return -1;
+	// The highest ranks may never have spoken: the world rounds up to a
+	// whole number of ranks per node, which only the local ranks known
+	// can confirm.
+	if (world % static_cast<int>(nodes.size()) != 0)
+		return host_of_block(ev, rank, (world + static_cast<int>(nodes.size()) - 1) / static_cast<int>(nodes.size()));
 	int per_node = world / static_cast<int>(nodes.size());
 	std::map<std::string, size_t> index;
 	for (size_t i = 0; i < nodes.size(); i++)
@@ -398,7 +476,7 @@ int host_by_layout(evidence &ev, int rank)
 		return ev.intern_host(nodes[static_cast<size_t>(room)]);
 	if (block && seen.size() >= 2)
 		return ev.intern_host(nodes[static_cast<size_t>(rank / per_node)]);
-	return -1;
+	return host_of_block(ev, rank, per_node);
 }
 
 // The one node of the job that is not among reporters; -1 when none
@@ -476,6 +554,50 @@ int node_never_joined(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
+// A launch whose only reports come from clients of the rendezvous/store
+// server: those that could not reach it ("... trying to connect to
+// (gpu-r01, 29500)") or waited in vain on a key it should have had (a
+// DistStoreError's "wait timeout ..., keys: ..."). When
+// they all name one host, and every launch failure reported came from a
+// node that was such a client (none failed for a reason of its own), the
+// store's host is the one to look at (its launcher never served: not
+// started, crashed, unreachable or a wrong address). With nothing but
+// waits on keys, the store is the one the job named (MASTER_ADDR=...);
+// the server's own wait for clients that never came blames no store.
+int unreached_store_host(const diagnosis_context &cx)
+{
+	std::set<std::string> stores, masters;
+	std::set<int> clients, reporters;
+	bool waited = false;
+	auto node_of = [&](const event &e) { return e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1; };
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		if (std::string m = e.capture("master_addr"); !m.empty())
+			masters.insert(m);
+		if (std::string h = e.capture("store_host"); !h.empty()) {
+			stores.insert(h);
+			clients.insert(node_of(e));
+		} else if (e.cls == failure_class::launch_failure && e.role == event_role::initiating) {
+			reporters.insert(node_of(e));
+		} else if (e.cls == failure_class::launch_failure && e.role == event_role::victim) {
+			waited = waited || !e.capture("store_key").empty();
+			clients.insert(node_of(e));
+		}
+	}
+	if (stores.empty() && reporters.empty() && waited)
+		stores = masters;
+	if (stores.size() != 1 || loopback_name(*stores.begin()) || (!reporters.empty() && clients.count(-1)))
+		return -1;
+	for (int r : reporters)
+		if (!clients.count(r))
+			return -1;
+	int store = cx.ev.intern_host(*stores.begin());
+	if (clients.count(store))
+		return -1;
+	return store;
+}
+
 bool ip_literal(const std::string &h)
 {
 	if (h.empty())
@@ -529,6 +651,43 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = lost_node(cx);
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
+	// The initiating line's own node: that of the srun task it came on
+	// (a node's launcher, whose label is no rank).
+	if (d.first_host < 0 && d.first && d.first->task >= 0 && !job_level(d.cls) &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		d.first_host = node_of_task(cx.ev, d.first->task);
+		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
+	}
+	// A node's slurmstepd error that srun passed on without its node's name
+	// ("slurmstepd: error: pyxis: ..."): srun then reports that node's task
+	// ("srun: error: gpu-p03: task 2: Exited ..."), within a few lines.
+	if (d.first_host < 0 && d.first && d.first->r && d.first->r->scope == rule::fault_scope::node &&
+	    d.first->text.rfind("slurmstepd: ", 0) == 0) {
+		const event *next = nullptr;
+		for (const auto &e : cx.ev.events)
+			if (e.file == d.first->file && e.line > d.first->line && e.line - d.first->line <= 12 &&
+			    e.kind == rule_kind::task_exit && e.host >= 0 && !e.dropped && (!next || e.line < next->line))
+				next = &e;
+		if (next) {
+			d.first_host = next->host;
+			d.rank_singled_out = true;
+		}
+	}
+	// A job of one node ran everything there, its launcher too.
+	if (d.first_host < 0 && d.first && !job_level(d.cls) &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job))
+		if (std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist); nodes.size() == 1) {
+			d.first_host = cx.ev.intern_host(nodes[0]);
+			d.rank_singled_out = true;
+		}
+	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.common_mode == 0)
+		if (int store = unreached_store_host(cx); store >= 0 && store != d.first_host &&
+		    (store = named_host(cx.ev, store)) >= 0 && !ip_literal(cx.ev.host_name(store))) {
+			d.first_host = store;
+			d.rank_singled_out = true;
+			d.notes.push_back("the launch failed waiting for the rendezvous/store server on " +
+					  cx.ev.host_name(store) + ", which reported nothing itself");
+		}
 	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0 && d.common_mode == 0) {
 		d.first_host = node_never_joined(cx);
 		if (d.first_host >= 0) {

@@ -239,6 +239,49 @@ bool mpi_output_tag(std::string_view s, size_t &len, int &rank)
 	return true;
 }
 
+// A ctime stamp glued to an output tag, as Open MPI's --timestamp-output
+// and horovodrun's --prefix-output-with-timestamp write them: "Mon Mar  2
+// 10:11:02 2026[1,2]<stderr>:" (the time is read from the whole line).
+size_t ctime_before_tag(std::string_view s)
+{
+	static const char *const days[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+	const size_t n = 24; // "Www Mmm dd hh:mm:ss yyyy"
+	if (s.size() <= n || s[n] != '[' || s[3] != ' ' || s[7] != ' ' || s[10] != ' ' || s[13] != ':' ||
+	    s[16] != ':' || s[19] != ' ')
+		return 0;
+	bool day = false;
+	for (const char *d : days)
+		day = day || s.substr(0, 3) == d;
+	static const size_t digits_at[] = {11, 12, 14, 15, 17, 18, 20, 21, 22, 23};
+	for (size_t i : digits_at)
+		if (!is_digit(s[i]))
+			return 0;
+	size_t len;
+	int rank;
+	return day && mpi_output_tag(s.substr(n), len, rank) ? n : 0;
+}
+
+// "rank3: ..." leading the line: a launcher's or logger's rank label (a
+// counter's word and digits, never a host name).
+bool rank_label(std::string_view s, size_t &len, int &rank)
+{
+	size_t i = 0;
+	if (s.size() < 7 || (s.substr(0, 4) != "rank" && s.substr(0, 4) != "Rank" && s.substr(0, 4) != "RANK"))
+		return false;
+	i = 4;
+	if (s[i] == '=')
+		i++;
+	size_t d = i;
+	while (i < s.size() && is_digit(s[i]) && i - d < 7)
+		i++;
+	long long v;
+	if (i == d || i + 1 >= s.size() || s[i] != ':' || s[i + 1] != ' ' || !parse_uint(s.substr(d, i - d), v))
+		return false;
+	rank = static_cast<int>(v);
+	len = i + 2;
+	return true;
+}
+
 } // namespace
 
 line_identity parse_prefix(std::string_view line)
@@ -251,6 +294,16 @@ line_identity parse_prefix(std::string_view line)
 			break;
 		size_t len = 0;
 		int num = -1;
+		if (round == 0)
+			if (size_t t = ctime_before_tag(s); t > 0) {
+				s = s.substr(t);
+				continue;
+			}
+		if (id.rank < 0 && rank_label(s, len, num)) {
+			id.rank = num;
+			s = s.substr(len);
+			continue;
+		}
 		// srun --label: "  12: "
 		if (is_digit(s[0])) {
 			size_t i = 0;
@@ -282,6 +335,17 @@ line_identity parse_prefix(std::string_view line)
 				id.rank = num;
 				s = s.substr(len);
 				continue;
+			}
+			// kubectl logs --prefix: "[pod/NAME/CONTAINER] ": the pod is
+			// the writer's host.
+			if (round == 0 && id.host.empty() && s.substr(0, 5) == "[pod/") {
+				size_t slash = s.find('/', 5), close = s.find("] ");
+				if (slash != std::string_view::npos && close != std::string_view::npos && slash < close &&
+				    close < 300 && slash > 5) {
+					id.host = s.substr(5, slash - 5);
+					s = s.substr(close + 2);
+					continue;
+				}
 			}
 			// A launcher's "[gpu-d05] " host tag leading the line (a name
 			// with digits, as hosts have; not a device or a counter).
@@ -355,8 +419,12 @@ line_identity parse_prefix(std::string_view line)
 			size_t nlen = 0;
 			bool host_then_nccl = !id.nccl && hostname_like(tok) && !after.empty() && isalpha(static_cast<unsigned char>(after[0])) &&
 					      nccl_prefix(after, probe, nlen);
+			size_t rlen;
+			int rnum;
+			bool host_then_rank = !counter_word(tok) && rank_label(after, rlen, rnum);
 			if (is_ipv4(tok) ||
-			    (hostname_like(tok) && !after.empty() && (after[0] == '[' || is_digit(after[0]) || host_then_text)) ||
+			    (hostname_like(tok) && !after.empty() &&
+			     (after[0] == '[' || is_digit(after[0]) || host_then_text || host_then_rank)) ||
 			    host_then_nccl) {
 				id.host = tok;
 				s = after;

@@ -56,7 +56,66 @@ void take_state(job_facts &job, std::string_view state)
 	job.state = std::string(state.substr(0, sp));
 }
 
+std::string_view trim(std::string_view v)
+{
+	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+		v.remove_prefix(1);
+	while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
+		v.remove_suffix(1);
+	return v;
+}
+
+// sacct's default table: a ruler of dashes under the header gives each
+// column's span ("------------ ----------"). The spans, or none when line
+// is no ruler.
+std::vector<std::pair<size_t, size_t>> ruler_spans(std::string_view line)
+{
+	std::vector<std::pair<size_t, size_t>> spans;
+	line = line.substr(0, line.find_last_not_of(" \r") + 1);
+	for (size_t i = 0; i < line.size();) {
+		if (line[i] == ' ') {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < line.size() && line[j] == '-')
+			j++;
+		if (j == i || (j < line.size() && line[j] != ' '))
+			return {};
+		spans.emplace_back(i, j - i);
+		i = j;
+	}
+	return spans.size() >= 2 ? spans : std::vector<std::pair<size_t, size_t>>();
+}
+
+// A line cut into fields: by '|' (sacct -P) or by the ruler's spans.
+std::vector<std::string_view> fields(std::string_view l, const std::vector<std::pair<size_t, size_t>> &spans)
+{
+	if (spans.empty())
+		return split(l, '|');
+	std::vector<std::string_view> f;
+	for (const auto &sp : spans)
+		f.push_back(sp.first < l.size() ? trim(l.substr(sp.first, sp.second)) : std::string_view());
+	return f;
+}
+
+// A value the table cut short ends in '+' ("CANCELLED+" for "CANCELLED by
+// 1000"): its first word is whole when the cut came after it.
+std::string_view uncut(std::string_view v, bool table)
+{
+	if (table && !v.empty() && v.back() == '+')
+		v.remove_suffix(1);
+	return v;
+}
+
 } // namespace
+
+bool sacct_table_header(std::string_view first, std::string_view second)
+{
+	std::string h = lower(first.substr(0, 256));
+	return trim(h).rfind("jobid", 0) == 0 && h.find(" state") != std::string::npos &&
+	       !ruler_spans(second).empty();
+}
 
 bool read_sacct_text(std::string_view text, evidence &ev)
 {
@@ -66,7 +125,14 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 	std::string_view header = lines[0];
 	if (!header.empty() && header.back() == '\r')
 		header.remove_suffix(1);
-	std::vector<std::string_view> cols = split(header, '|');
+	std::vector<std::pair<size_t, size_t>> spans;
+	size_t first_row = 1;
+	if (header.find('|') == std::string_view::npos && lines.size() > 1) {
+		spans = ruler_spans(lines[1]);
+		first_row = 2;
+	}
+	bool table = !spans.empty();
+	std::vector<std::string_view> cols = fields(header, spans);
 	int c_id = -1, c_state = -1, c_exit = -1, c_dexit = -1, c_start = -1, c_end = -1, c_nodes = -1, c_reason = -1;
 	for (size_t i = 0; i < cols.size(); i++) {
 		std::string n = lower(cols[i]);
@@ -90,29 +156,33 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 	}
 	if (c_id < 0 || c_state < 0)
 		return false;
-	for (size_t li = 1; li < lines.size(); li++) {
+	for (size_t li = first_row; li < lines.size(); li++) {
 		std::string_view l = lines[li];
 		if (!l.empty() && l.back() == '\r')
 			l.remove_suffix(1);
-		if (l.empty())
+		if (trim(l).empty())
 			continue;
-		std::vector<std::string_view> f = split(l, '|');
+		std::vector<std::string_view> f = fields(l, spans);
 		auto col = [&](int c) { return c >= 0 && static_cast<size_t>(c) < f.size() ? f[static_cast<size_t>(c)] : std::string_view(); };
 		std::string_view id = col(c_id);
+		if (table && !id.empty() && id.back() == '+')
+			continue; // an id cut short names no job for sure
 		if (is_job_line(id)) {
 			if (!ev.job.job_id.empty() && ev.job.job_id != id)
 				continue; // one job per diagnosis: the first listed
 			ev.job.job_id = std::string(id);
-			take_state(ev.job, col(c_state));
+			take_state(ev.job, uncut(col(c_state), table));
 			ev.job.exit_code = std::string(col(c_exit));
 			ev.job.derived_exit_code = std::string(col(c_dexit));
 			ev.job.start_us = sacct_time(col(c_start));
 			ev.job.times_local = true;
 			ev.job.end_us = sacct_time(col(c_end));
-			ev.job.nodelist = std::string(col(c_nodes));
-			ev.job.reason = std::string(col(c_reason));
+			// A node list cut short would name the wrong nodes.
+			std::string_view nodes = col(c_nodes);
+			ev.job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
+			ev.job.reason = std::string(uncut(col(c_reason), table));
 		} else if (!id.empty()) {
-			ev.job.steps.emplace_back(std::string(id), std::string(col(c_state)));
+			ev.job.steps.emplace_back(std::string(id), std::string(uncut(col(c_state), table)));
 		}
 	}
 	return !ev.job.job_id.empty();

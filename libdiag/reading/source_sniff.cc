@@ -1,4 +1,5 @@
 #include "reading/source_sniff.hh"
+#include "reading/sacct_reader.hh"
 
 #include "reading/line_prefix.hh"
 #include "reading/text_clean.hh"
@@ -111,7 +112,8 @@ sniff_result sniff_source(std::string_view head)
 		std::string first(lines[0].substr(0, 64));
 		for (auto &ch : first)
 			ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
-		if (starts_with(first, "jobid|") || starts_with(first, "jobidraw|")) {
+		if (starts_with(first, "jobid|") || starts_with(first, "jobidraw|") ||
+		    (lines.size() > 1 && sacct_table_header(lines[0], lines[1]))) {
 			r.what = sniffed::sacct_text;
 			r.kind = source_kind::sacct_text;
 			return r;

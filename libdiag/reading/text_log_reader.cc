@@ -203,6 +203,7 @@ struct writer_state {
 	int tb_rank = -1;
 	uint64_t tb_rank_line = 0;
 	int tb_owner = -1; // the open traceback's rank, from such a header
+	bool tb_relayed = false; // its header named the rank it came from: it wins over the writer's
 	uint64_t ident = 0; // who the writer is (find_writer's key)
 };
 
@@ -977,7 +978,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// a rank (logger.exception under "[RANK 5] ... failed",
 				// spawn's "-- Process 6 terminated") is that rank's.
 				w.tb_owner = -1;
-				if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
+				w.tb_relayed = false;
+				// A traceback one rank relays for another (DCP's "Traceback
+				// (most recent call last): (RANK 5)", printed by every rank).
+				if (std::string_view o = caps.get("origin_rank"); !o.empty()) {
+					w.tb_owner = static_cast<int>(to_ll(o));
+					w.tb_relayed = true;
+				} else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
 					w.tb_owner = w.tb_rank;
 				else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
 					w.tb_owner = file_rank;
@@ -991,9 +998,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				    // A fault line that ends the traceback ("OSError: [Errno 5] ..."
 				    // read by a plain rule) is the traceback's too.
 				    (r->role != event_role::context && w.traceback_line && line_no - w.traceback_line < 2000))) {
-				if (e.rank < 0)
+				if (w.tb_relayed && e.rank != w.tb_owner)
+					e.host = -1; // the relaying writer's host is not the origin's
+				if (e.rank < 0 || w.tb_relayed)
 					e.rank = w.tb_owner;
 				w.tb_owner = -1;
+				w.tb_relayed = false;
 			}
 			if (r->kind == rule_kind::exception) {
 				// Remember whether a traceback of this writer led here, and
