@@ -102,6 +102,89 @@ START_TEST(caught_traceback_is_a_decoy)
 }
 END_TEST
 
+START_TEST(chained_exceptions_are_one_failure)
+{
+	// mp.spawn re-prints its child's traceback under its own exception, and
+	// the DataLoader's re-raise prints the original: one failure, rank 1's,
+	// named by its original exception.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 4; r++)
+		log += init_complete(r, "ws-p04", 41800 + r, "18000", 4);
+	log += "Traceback (most recent call last):\n"
+	       "  File \"train.py\", line 48, in main\n"
+	       "torch.multiprocessing.spawn.ProcessRaisedException: \n"
+	       "\n"
+	       "-- Process 1 terminated with the following error:\n"
+	       "Traceback (most recent call last):\n"
+	       "  File \"/work/train.py\", line 141, in train\n"
+	       "ValueError: Caught ValueError in DataLoader worker process 0.\n"
+	       "Original Traceback (most recent call last):\n"
+	       "  File \"/work/data.py\", line 88, in __getitem__\n"
+	       "ValueError: not enough values to unpack (expected 4, got 3)\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+	ck_assert_int_eq(v.first_rank, 1);
+	DIAG_CK_STR_EQ(v.first_host, "ws-p04");
+	ck_assert(v.first_line.find("not enough values") != std::string::npos);
+}
+END_TEST
+
+START_TEST(traceback_header_names_its_rank)
+{
+	// An inference engine's logger prefix on the line that opens the
+	// traceback; the exception line under it has none.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, "gpu-g01", 5120 + r, "18000", 8);
+	log += "[2026-04-14 11:40:17 TP0] Decode batch. #running-req: 51, #token: 52790\n"
+	       "[2026-04-14 11:40:19 TP5] Scheduler hit an exception: Traceback (most recent call last):\n"
+	       "  File \"/opt/sglang/scheduler.py\", line 1811, in run_scheduler_process\n"
+	       "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_error");
+	ck_assert_int_eq(v.first_rank, 5);
+	DIAG_CK_STR_EQ(v.first_host, "gpu-g01");
+}
+END_TEST
+
+START_TEST(one_nodes_interleaved_tracebacks_name_the_node)
+{
+	// Several ranks of one node print the same fault into one unprefixed
+	// stdout at once, tracebacks interleaved; torchrun's failure block lists
+	// them all: the node's fault, no rank's.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "gpu-w01" : "gpu-w02", 6000 + r, "18000", 8);
+	log += "Traceback (most recent call last):\n"
+	       "Traceback (most recent call last):\n"
+	       "  File \"/usr/lib/python3.10/multiprocessing/synchronize.py\", line 57, in __init__\n"
+	       "  File \"/usr/lib/python3.10/multiprocessing/synchronize.py\", line 57, in __init__\n"
+	       "OSError: [Errno 28] No space left on device\n"
+	       "OSError: [Errno 28] No space left on device\n";
+	for (int i = 0; i < 2; i++)
+		log += "Traceback (most recent call last):\n"
+		       "  File \"/usr/lib/python3.10/multiprocessing/synchronize.py\", line 57, in __init__\n"
+		       "OSError: [Errno 28] No space left on device\n";
+	log += "Failures:\n";
+	for (int r = 5; r < 8; r++)
+		log += "[" + std::to_string(r - 4) + "]:\n  time      : 2026-05-21_16:41:38\n  host      : gpu-w02\n  rank      : " +
+		       std::to_string(r) + " (local_rank: " + std::to_string(r - 4) + ")\n  exitcode  : 1 (pid: " +
+		       std::to_string(6000 + r) + ")\n";
+	log += "Root Cause (first observed failure):\n[0]:\n  time      : 2026-05-21_16:41:38\n  host      : gpu-w02\n"
+	       "  rank      : 4 (local_rank: 0)\n  exitcode  : 1 (pid: 6004)\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
+	ck_assert_int_eq(v.first_rank, -1);
+	DIAG_CK_STR_EQ(v.first_host, "gpu-w02");
+}
+END_TEST
+
 START_TEST(hang_suspect_is_the_rank_that_enqueued_least)
 {
 	bundle b;
@@ -306,6 +389,9 @@ static Suite *suite()
 	TCase *t = tcase_create("classes");
 	tcase_add_test(t, cuda_oom_beats_the_flood_of_timeouts);
 	tcase_add_test(t, caught_traceback_is_a_decoy);
+	tcase_add_test(t, chained_exceptions_are_one_failure);
+	tcase_add_test(t, traceback_header_names_its_rank);
+	tcase_add_test(t, one_nodes_interleaved_tracebacks_name_the_node);
 	tcase_add_test(t, hang_suspect_is_the_rank_that_enqueued_least);
 	tcase_add_test(t, identical_timeouts_single_out_nobody);
 	tcase_add_test(t, missing_rank_in_a_known_world);

@@ -2,11 +2,32 @@
 // agent's rendezvous timing out) is the environment's, not one rank's:
 // nobody is singled out.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
 
 #include <cmath>
 #include <set>
 
 namespace diag {
+
+namespace {
+
+int sole_host_of_failed_ranks(const evidence &ev)
+{
+	std::set<int> hosts;
+	for (const auto &x : rank_exit_signals(ev)) {
+		if (x.second != 0)
+			continue; // a signal: the launcher's teardown as often as not
+		const rank_info *ri = ev.ranks.by_rank(x.first);
+		hosts.insert(ri ? ri->host : -1);
+	}
+	if (const event *f = analyse_exits(ev).first_self_exit) {
+		const rank_info *ri = ev.ranks.by_rank(f->rank);
+		hosts.insert(f->host >= 0 ? f->host : ri ? ri->host : -1);
+	}
+	return hosts.size() == 1 ? *hosts.begin() : -1;
+}
+
+} // namespace
 
 void pass_common_mode(diagnosis_context &cx)
 {
@@ -20,7 +41,7 @@ void pass_common_mode(diagnosis_context &cx)
 	for (const auto &c : cx.cands) {
 		if (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id)
 			continue;
-		bool process_end = c.e->kind == rule_kind::exception && !c.e->capture("traceback_line").empty();
+		bool process_end = !c.e->capture("traceback_line").empty();
 		if (c.e->rank < 0 && !process_end)
 			continue;
 		bool together = c.e->time_us == no_time || best.e->time_us == no_time ||
@@ -39,6 +60,10 @@ void pass_common_mode(diagnosis_context &cx)
 	if (processes >= 3 && best.e->cls != failure_class::network) {
 		cx.d.common_mode = static_cast<int>(processes);
 		cx.d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
+		// Lines that name no host (one stdout for all): the node is the
+		// one whose ranks ended with an error of their own, if one.
+		if (hosts.size() == 1 && *hosts.begin() < 0)
+			cx.d.common_host = sole_host_of_failed_ranks(cx.ev);
 	}
 }
 

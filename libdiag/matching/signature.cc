@@ -461,6 +461,14 @@ bool rule_set::says_startup(std::string_view body)
 	return false;
 }
 
+bool rule_set::shaped_as_exception(std::string_view body)
+{
+	for (auto &r : rs_rules)
+		if (r.kind == rule_kind::exception && r.rx.search(body))
+			return true;
+	return false;
+}
+
 int rule_set::rank_in_text(std::string_view body, std::string *host)
 {
 	for (auto &r : rs_rules) {

@@ -131,6 +131,9 @@ public:
 	// Whether a rule of kind startup matches the body: the line names code
 	// that runs only while the job starts (NCCL's init.cc, bootstrap.cc).
 	bool says_startup(std::string_view body);
+	// Whether a rule of kind exception matches the body too: a fault line
+	// another rule read is shaped as a traceback's last ("OSError: ...").
+	bool shaped_as_exception(std::string_view body);
 
 	// One scan of a raw line for every literal and marker.
 	void scan_line(std::string_view raw, line_hits &h) const;

@@ -189,6 +189,7 @@ struct writer_state {
 	bool pending_own_time[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
+	int open_tracebacks = 0;         // interleaved processes on one writer open several
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
 	long last_event = -1;            // index of the writer's last kept event
 	uint64_t last_event_line = 0;
@@ -204,6 +205,13 @@ struct writer_state {
 	uint64_t tb_rank_line = 0;
 	int tb_owner = -1; // the open traceback's rank, from such a header
 	bool tb_relayed = false; // its header named the rank it came from: it wins over the writer's
+	// Python's chained exceptions ("During handling of the above exception",
+	// "Original Traceback", spawn re-printing its child's) are one failure:
+	// the writer's last exceptions, and the one a chain marker continues.
+	long last_exception = -1;
+	uint64_t last_exception_line = 0;
+	long chain_from = -1;
+	bool chain_inner = false; // the cause is the exception that follows (a re-raise's original)
 	uint64_t ident = 0; // who the writer is (find_writer's key)
 };
 
@@ -825,6 +833,16 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		// over early); null to look at seg from scratch. pre: seg's facts
 		// when a scanning thread found them already.
 		line_facts own;
+		// A chain marker right after an exception: the next exception of
+		// this writer continues it.
+		auto note_chain = [&](writer_state &w, const capture_list &caps, uint64_t line_no) {
+			bool inner = !caps.get("chain_inner").empty();
+			if ((inner || !caps.get("chain").empty()) && w.last_exception >= 0 &&
+			    line_no - w.last_exception_line <= 4) {
+				w.chain_from = w.last_exception;
+				w.chain_inner = inner;
+			}
+		};
 		auto process = [&](std::string_view seg, const line_hits *h, const line_facts *pre) {
 			if (h && !pre) {
 				find_facts(seg, *h, kind, rules, own);
@@ -972,24 +990,32 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			writer_state &w = writers[key];
 			if (r->kind == rule_kind::traceback) {
+				w.open_tracebacks = w.traceback_line && line_no - w.traceback_line < 200 ? std::min(w.open_tracebacks + 1, 64) : 1;
 				w.traceback_line = line_no;
 				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
 				// An unprefixed traceback right after a header that names
 				// a rank (logger.exception under "[RANK 5] ... failed",
 				// spawn's "-- Process 6 terminated") is that rank's.
+				// So is one whose own line names its rank in a logger
+				// format ("[<time> TP5] ... hit an exception: Traceback").
 				w.tb_owner = -1;
 				w.tb_relayed = false;
+				int own_rank = id.rank < 0 ? rules.rank_in_text(id.body, nullptr) : -1;
 				// A traceback one rank relays for another (DCP's "Traceback
 				// (most recent call last): (RANK 5)", printed by every rank).
 				if (std::string_view o = caps.get("origin_rank"); !o.empty()) {
 					w.tb_owner = static_cast<int>(to_ll(o));
 					w.tb_relayed = true;
-				} else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
+				} else if (own_rank >= 0)
+					w.tb_owner = own_rank;
+				else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
 					w.tb_owner = w.tb_rank;
 				else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
 					w.tb_owner = file_rank;
+				note_chain(w, caps, line_no);
 				return;
 			}
+			note_chain(w, caps, line_no);
 			if (std::string_view tr = caps.get("tb_rank"); !tr.empty()) {
 				w.tb_rank = static_cast<int>(to_ll(tr));
 				w.tb_rank_line = line_no;
@@ -1005,7 +1031,41 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.tb_owner = -1;
 				w.tb_relayed = false;
 			}
-			if (r->kind == rule_kind::exception) {
+			if (r->kind == rule_kind::exception && w.chain_from >= 0) {
+				// One rank for the whole chain: whichever link named it.
+				std::vector<long> links{w.chain_from};
+				while (links.size() < 16) {
+					std::string up = ev.events[static_cast<size_t>(links.back())].capture("chained_to");
+					if (up.empty())
+						break;
+					links.push_back(static_cast<long>(to_ll(up)));
+				}
+				int chain_rank = e.rank;
+				for (long l : links)
+					if (chain_rank < 0)
+						chain_rank = ev.events[static_cast<size_t>(l)].rank;
+				if (chain_rank >= 0) {
+					e.rank = e.rank < 0 ? chain_rank : e.rank;
+					for (long l : links)
+						if (ev.events[static_cast<size_t>(l)].rank < 0)
+							ev.events[static_cast<size_t>(l)].rank = chain_rank;
+				}
+				// The link that only reports the other (a wrapper, a
+				// handler's own failure) is no root of its own.
+				event &prev = ev.events[static_cast<size_t>(w.chain_from)];
+				if (w.chain_inner && e.role == event_role::initiating)
+					prev.decoy = true;
+				else if (!w.chain_inner && prev.role == event_role::initiating && !prev.dropped)
+					e.decoy = true;
+				e.captures.emplace_back("chained_to", std::to_string(w.chain_from));
+				w.chain_from = -1;
+			}
+			// A fault line another rule read ("OSError: [Errno 28] ...")
+			// ends an open traceback as an exception line does.
+			bool ends_traceback = r->kind == rule_kind::exception ||
+					      (r->role != event_role::context && w.traceback_line &&
+					       line_no - w.traceback_line < 2000 && rules.shaped_as_exception(id.body));
+			if (ends_traceback) {
 				// Remember whether a traceback of this writer led here, and
 				// whether a handler printed it.
 				if (w.traceback_line && line_no - w.traceback_line < 2000) {
@@ -1013,8 +1073,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					if (w.traceback_handled)
 						e.decoy = true;
 				}
-				w.traceback_line = 0;
-				w.traceback_handled = false;
+				// Another process's traceback still open on this writer
+				// (unprefixed output of several ranks): it ends later.
+				if (w.open_tracebacks > 1) {
+					w.open_tracebacks--;
+				} else {
+					w.traceback_line = 0;
+					w.open_tracebacks = 0;
+					w.traceback_handled = false;
+				}
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.
@@ -1067,6 +1134,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (idx >= 0) {
 				w.last_event = idx;
 				w.last_event_line = line_no;
+				if (r->kind == rule_kind::exception) {
+					w.last_exception = idx;
+					w.last_exception_line = line_no;
+				}
 			}
 		};
 		// A segment with its literal hits: one scan found every literal
