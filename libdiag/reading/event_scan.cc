@@ -31,7 +31,7 @@ constexpr size_t scan_block = 256 << 10;          // read and scanned in passes 
 constexpr size_t max_hits = 256 * 1024;          // beyond: read line by line (hits cost as much)
 constexpr uint64_t default_min_size = 1 << 20;   // smaller files: line by line
 constexpr uint64_t parallel_min = 1 << 20;       // smaller files: one thread scans (a 2 MB rank file pays for the second: 1.6 s -> 1.2 s on 512 of them)
-constexpr uint64_t tail_min = 64 * 1024;         // the tail read covers at least this
+constexpr uint64_t tail_min = 16 * 1024;         // the tail read covers at least this (then as far again)
 constexpr size_t tail_piece_min = 64 * 1024;     // its first read
 constexpr uint64_t tail_budget_min = 1 << 20, tail_budget_max = 32ull << 20;
 constexpr uint64_t context_reach = 8 << 20;      // how far to look for a line's inherited times
