@@ -45,6 +45,7 @@ constexpr uint64_t context_writer_bytes = 128 * 1024; // how far back a writer's
 // (__builtin_cpu_init: this may run before the constructor that sets up what
 // __builtin_cpu_supports reads.)
 const bool cpu_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+const bool cpu_avx512 = (__builtin_cpu_init(), __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"));
 
 __attribute__((target("avx2"))) uint64_t count_newlines_avx2(const char *p, size_t n, size_t &i)
 {
@@ -266,10 +267,10 @@ inline unsigned candidate_mask(const unsigned char *p, size_t i)
 
 // The lowest candidate among the mask's bits for the bytes from i on
 // (i >= 1), or SIZE_MAX: the mask is a superset, so each bit is re-checked.
-inline size_t lowest_candidate(const unsigned char *p, size_t n, size_t i, uint32_t bits)
+inline size_t lowest_candidate(const unsigned char *p, size_t n, size_t i, uint64_t bits)
 {
 	while (bits) {
-		size_t at = i + static_cast<size_t>(__builtin_ctz(bits));
+		size_t at = i + static_cast<size_t>(__builtin_ctzll(bits));
 		if (candidate_at(p, n, at, p[at - 1] == '\n'))
 			return at;
 		bits &= bits - 1;
@@ -279,25 +280,84 @@ inline size_t lowest_candidate(const unsigned char *p, size_t n, size_t i, uint3
 
 // The highest candidate among the mask's bits for the bytes from i on
 // (i >= 1), or SIZE_MAX: the mask is a superset, so each bit is re-checked.
-inline size_t highest_candidate(const unsigned char *p, size_t n, size_t i, uint32_t bits)
+inline size_t highest_candidate(const unsigned char *p, size_t n, size_t i, uint64_t bits)
 {
 	while (bits) {
-		unsigned b = 31u - static_cast<unsigned>(__builtin_clz(bits));
+		unsigned b = 63u - static_cast<unsigned>(__builtin_clzll(bits));
 		size_t at = i + b;
 		if (candidate_at(p, n, at, p[at - 1] == '\n'))
 			return at;
-		bits &= ~(1u << b);
+		bits &= ~(1ull << b);
 	}
 	return SIZE_MAX;
 }
 
 #ifdef DENPEX_HAVE_AVX2_PATH
 // candidate_mask for the 32 positions from p + i: reads p[i - 1, i + 40).
-__attribute__((target("avx2"))) inline uint32_t candidate_mask_avx2(const unsigned char *p, size_t i)
+__attribute__((target("avx2"), always_inline)) inline uint32_t candidate_mask_avx2(const unsigned char *p, size_t i)
 {
 	DENPEX_CANDIDATE_BITS(__m256i, _mm256_set1_epi8, _mm256_cmpeq_epi8, _mm256_and_si256, _mm256_or_si256,
 			      _mm256_andnot_si256, _mm256_min_epu8, _mm256_sub_epi8, _mm256_movemask_epi8,
 			      _mm256_loadu_si256, __m256i);
+}
+
+// candidate_mask for the 64 positions from p + i, where the CPU has
+// AVX-512BW (the same tests as DENPEX_CANDIDATE_BITS, its compares giving
+// bit masks at once: a file of untimed lines passes at about twice the
+// speed of the AVX2 loop). Reads p[i - 1, i + 72).
+#define DENPEX_AVX512 __attribute__((target("avx512f,avx512bw"), always_inline)) inline
+DENPEX_AVX512 uint64_t eq512(__m512i v, char c) { return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c)); }
+DENPEX_AVX512 uint64_t digit512(__m512i v)
+{
+	return _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(10));
+}
+DENPEX_AVX512 __m512i load512(const unsigned char *p) { return _mm512_loadu_si512(p); }
+DENPEX_AVX512 uint64_t candidate_mask_avx512(const unsigned char *p, size_t i)
+{
+	const __m512i x = load512(p + i), x3 = load512(p + i + 3), xm1 = load512(p + i - 1);
+	const uint64_t dg = digit512(x), dg3 = digit512(x3), start = eq512(xm1, '\n'), bracket = eq512(x, '['),
+		       blank = eq512(x, ' '), pair = eq512(x, ':') & eq512(x3, ':');
+	const uint64_t ctl =
+		(_mm512_cmple_epu8_mask(x, _mm512_set1_epi8(0x1f)) & ~eq512(x, '\n')) | eq512(x, 0x7f);
+	if (!(pair | bracket | ctl | (start & (blank | (dg & dg3)))))
+		return 0;
+	const __m512i x1 = load512(p + i + 1), x2 = load512(p + i + 2), x8 = load512(p + i + 8);
+	const uint64_t dg1 = digit512(x1), dg2 = digit512(x2), dg8 = digit512(x8), x2dot = eq512(x2, '.');
+	const uint64_t dm = bracket & (eq512(x1, ' ') | dg1) & (eq512(x2, ' ') | dg2 | x2dot) &
+			    (x2dot | eq512(x3, ' ') | dg3 | eq512(x3, '.'));
+	const uint64_t esc = eq512(x, 0x1b);
+	const uint64_t esc_ok = start | digit512(xm1) | eq512(xm1, ':') | eq512(xm1, '[');
+	return pair | dm | (ctl & ~esc) | (esc & esc_ok) | (start & (blank | (dg & dg1 & dg2 & dg3 & dg8)));
+}
+#undef DENPEX_AVX512
+
+// first_candidate's 64-byte loop, from q while q + 64 <= to and q + 72 <= n
+// (q >= 1): the candidate, or SIZE_MAX with q where it stopped.
+__attribute__((target("avx512f,avx512bw"))) size_t first_candidate_avx512(const unsigned char *p, size_t n, size_t &q,
+									     size_t to)
+{
+	while (q + 64 <= to && q + 72 <= n) {
+		uint64_t bits = candidate_mask_avx512(p, q);
+		if (size_t at = lowest_candidate(p, n, q, bits); at != SIZE_MAX)
+			return at;
+		q += 64;
+	}
+	return SIZE_MAX;
+}
+
+// last_candidate's 64-byte loop, down from q while q >= from + 64 and q >=
+// 65 (q + 8 <= n): the candidate, or SIZE_MAX with q where it stopped.
+__attribute__((target("avx512f,avx512bw"))) size_t last_candidate_avx512(const unsigned char *p, size_t n, size_t from,
+									    size_t &q)
+{
+	while (q >= from + 64 && q >= 65) {
+		size_t i = q - 64;
+		uint64_t bits = candidate_mask_avx512(p, i);
+		if (size_t at = highest_candidate(p, n, i, bits); at != SIZE_MAX)
+			return at;
+		q = i;
+	}
+	return SIZE_MAX;
 }
 
 // first_candidate's loop, 32 bytes at a time, from q while q + 32 <= to and
@@ -343,6 +403,11 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 			return q;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
+	if (cpu_avx512 && q > from) {
+		size_t at = last_candidate_avx512(p, n, from, q);
+		if (at != SIZE_MAX)
+			return at;
+	}
 	if (cpu_avx2 && q > from) {
 		size_t at = last_candidate_avx2(p, n, from, q);
 		if (at != SIZE_MAX)
@@ -377,6 +442,11 @@ size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 		q++;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
+	if (cpu_avx512 && q < to) {
+		size_t at = first_candidate_avx512(p, n, q, to);
+		if (at != SIZE_MAX)
+			return at;
+	}
 	if (cpu_avx2 && q < to) {
 		size_t at = first_candidate_avx2(p, n, q, to);
 		if (at != SIZE_MAX)
