@@ -1182,11 +1182,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			for (size_t ci = 0; ci < chosen.size(); ci++) {
 				const chosen_line &l = chosen[ci];
 				if (buf.empty() || l.off < buf_off || l.off + l.len > buf_off + buf.size()) {
-					// Up to the end of the last chosen line within reach
-					// (not a whole window: a rank file's few lines lie
-					// in clusters far apart).
+					// Up to the end of the last chosen line of this
+					// cluster (lines at most 16 KiB apart, 256 KiB in
+					// all): not a whole window, since the chosen lines
+					// lie in clusters far apart, and a log with a fault
+					// every few tens of kilobytes was read a second time
+					// whole.
 					uint64_t stop = l.off + l.len;
 					for (size_t k = ci + 1; k < chosen.size() && chosen[k].off >= l.off &&
+								chosen[k].off <= stop + 16 * 1024 &&
 								chosen[k].off + chosen[k].len <= l.off + 256 * 1024;
 					     k++)
 						stop = std::max<uint64_t>(stop, chosen[k].off + chosen[k].len);
