@@ -448,11 +448,13 @@ START_TEST(host_resolution_names_the_store_no_client_could_reach)
 		fixture f;
 		const char *clients[] = {"gpu-r02", "gpu-r03"};
 		for (int i = 0; i < 2; i++) {
+			int client = f.ev.intern_host(clients[i]);
 			event &w = f.add(failure_class::launch_failure, event_role::victim, -1, i, 10 + static_cast<uint64_t>(i));
-			w.host = f.ev.intern_host(clients[i]);
+			w.host = client;
 			w.captures = {{"store_host", "gpu-r01"}};
+			// (add may move the events: w is not used after it)
 			event &r = f.add(failure_class::launch_failure, event_role::initiating, -1, i, 20 + static_cast<uint64_t>(i));
-			r.host = w.host;
+			r.host = client;
 		}
 		if (own_failure) {
 			event &pyxis = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 5);
