@@ -1005,6 +1005,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				}
 				w.traceback_line = 0;
 				w.traceback_handled = false;
+			} else if (w.traceback_handled && e.role == event_role::initiating && w.traceback_line &&
+				   line_no - w.traceback_line < 2000) {
+				// A fault line that ends a traceback a handler printed
+				// ("will retry", then "OSError: [Errno 28] ...") was caught
+				// with it.
+				e.decoy = true;
+				w.traceback_handled = false;
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.
