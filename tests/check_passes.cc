@@ -754,6 +754,54 @@ START_TEST(common_mode_counts_processes_whose_traceback_names_no_rank)
 }
 END_TEST
 
+// A node's torchrun agent under srun --label relays all its workers: three
+// tracebacks under one label are three processes.
+START_TEST(common_mode_counts_tracebacks_under_one_label)
+{
+	for (int n = 2; n <= 3; n++) {
+		fixture f;
+		for (int i = 0; i < n; i++) {
+			event &e = f.add(failure_class::launch_failure, event_role::initiating, 0, 0.1 * i,
+					 10 + 5 * static_cast<uint64_t>(i), 0, "launch.import");
+			e.kind = rule_kind::exception;
+			e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, n == 3 ? 3 : 0);
+	}
+}
+END_TEST
+
+// Two ranks failing to start alike are the environment's when they are all
+// the job has; in a larger job they may share one bad node.
+START_TEST(common_mode_every_rank_of_a_small_job_at_launch)
+{
+	for (int world = 2; world <= 4; world += 2) {
+		fixture f;
+		f.ev.ranks.note_world_size(world);
+		for (int r = 0; r < 2; r++)
+			f.add(failure_class::launch_failure, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0,
+			      "launch.import");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, world == 2 ? 2 : 0);
+	}
+	// Not a fault of the running job: two ranks out of memory at once still
+	// leave the earlier one first.
+	fixture g;
+	g.ev.ranks.note_world_size(2);
+	for (int r = 0; r < 2; r++)
+		g.add(failure_class::cuda_oom, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0, "cuda.oom");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	ck_assert_int_eq(cy.d.common_mode, 0);
+}
+END_TEST
+
 START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
 {
 	fixture f;
@@ -1532,6 +1580,8 @@ static Suite *suite()
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
+	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);
+	tcase_add_test(t, common_mode_every_rank_of_a_small_job_at_launch);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
