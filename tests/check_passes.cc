@@ -849,6 +849,32 @@ START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault
 END_TEST
 
 
+// A rank that aborted after a fault of its own (its NCCL error) died of it:
+// it was not waiting in the collective, so the one rank left is no odd one
+// out; a rank that aborted with nothing of its own to say was waiting.
+START_TEST(hang_structure_an_abort_after_its_own_fault_is_not_waiting)
+{
+	for (int own = 0; own <= 1; own++) {
+		fixture f;
+		f.ev.ranks.note_world_size(8);
+		for (int r = 0; r < 8; r++)
+			if (r != 2 && r != 3)
+				watchdog(f, r, 342486, "ALLREDUCE", "262144000");
+		if (own)
+			f.add(failure_class::network, event_role::initiating, 2, 1, 40, 0, "nccl.system");
+		exited(f, 2, -6, 2, 41);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (own) {
+			ck_assert(cx.hv.suspects.empty());
+		} else {
+			ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+			ck_assert_int_eq(cx.hv.suspects[0], 3);
+		}
+	}
+}
+END_TEST
+
 START_TEST(decide_the_rank_missing_from_a_hang_that_had_exited_first_died)
 {
 	fixture f;
@@ -1584,6 +1610,7 @@ static Suite *suite()
 	tcase_add_test(t, common_mode_every_rank_of_a_small_job_at_launch);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
+	tcase_add_test(t, hang_structure_an_abort_after_its_own_fault_is_not_waiting);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);
