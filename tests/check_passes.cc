@@ -1334,6 +1334,35 @@ START_TEST(zone_stated_by_the_job_wins_over_the_inferred_one)
 }
 END_TEST
 
+// Kernel lines from hours before the job widen the span many zones fit in;
+// the job's last local stamp lands on the last absolute one (both record
+// the collapse) only in the true zone, not at the run's edge nearest zero.
+START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
+{
+	fixture f;
+	int host = f.ev.intern_host("gpu-a01");
+	const int shift_s = -5 * 3600;
+	f.add(failure_class::unknown, event_role::context, -1, -2 * 3600, 1, f.kern).host = host;
+	f.add(failure_class::gpu_hardware, event_role::initiating, -1, 3600, 2, f.kern).host = host;
+	for (int i = 0; i <= 6; i++) {
+		event &e = f.add(failure_class::unknown, event_role::context, 0, 0, 3 + static_cast<uint64_t>(i));
+		e.host = host;
+		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 600 * i + (i == 6 ? 1 : 0));
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		e.ts = ts_value{};
+		e.ts.kind = ts_kind::local;
+		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+	}
+	clock_options co;
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert(cr.zone_inferred);
+	ck_assert_int_eq(cr.zone_offset_s, shift_s);
+}
+END_TEST
+
 START_TEST(zone_an_abbreviation_of_several_zones_says_nothing)
 {
 	fixture f;
@@ -1561,6 +1590,7 @@ static void add_zone_tests(Suite *s)
 {
 	TCase *t = tcase_create("zone");
 	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
+	tcase_add_test(t, zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones);
 	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
 	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
 	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);
