@@ -1184,6 +1184,40 @@ START_TEST(host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node)
 }
 END_TEST
 
+// Unprefixed waits name no node and no task, and every node that came up
+// waited alike (common mode): the nodes whose tasks then failed were those
+// waiting, and the one node of the job with neither never joined.
+START_TEST(host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed)
+{
+	for (int exits = 2; exits <= 3; exits++) {
+		fixture f;
+		f.ev.job.nodelist = "n[1-4]";
+		const char *node_of[] = {"n1", "n2", "n4"};
+		for (int i = 0; i < 3; i++) {
+			event &w = f.add(failure_class::launch_failure, event_role::initiating, -1, 900, 4 + static_cast<uint64_t>(i));
+			w.kind = rule_kind::exception;
+			w.captures = {{"traceback_line", std::to_string(1 + i)}};
+		}
+		for (int i = 0; i < exits; i++)
+			exited(f, -1, 1, 901, 10 + static_cast<uint64_t>(i)).host = f.ev.intern_host(node_of[i]);
+		f.ev.intern_host("n3");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::launch_failure);
+		pass_host_resolution(cx);
+		if (exits == 3) {
+			ck_assert_int_ge(cx.d.first_host, 0);
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n3");
+			ck_assert_int_eq(cx.d.common_mode, 0);
+		} else {
+			ck_assert_int_lt(cx.d.first_host, 0); // two nodes silent: neither singled out
+		}
+	}
+}
+END_TEST
+
 static void place_local(fixture &f, int rank, const char *host, int local_rank)
 {
 	rank_info ri;
@@ -1271,6 +1305,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);
 	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
 	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);
+	tcase_add_test(t, host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	suite_add_tcase(s, t);
