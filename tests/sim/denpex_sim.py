@@ -277,7 +277,9 @@ class Scenario:
         self.nranks = ranks or rng.choice([2, 4, 8, 8, 16, 16, 16, 24, 32, 32, 48, 64])
         self.skew_max = rng.choice([0.0, 0.3, 2.0, 15.0, 60.0]) if skew_max is None else skew_max
         self.drift_ppm = rng.choice([0.0, 5.0, 20.0, 50.0]) if drift_ppm is None else drift_ppm
-        self.noise_bytes = noise_bytes
+        # The filler is hours of training progress on every rank: a job that failed
+        # to start prints none (its logs would say every rank trained on after it).
+        self.noise_bytes = 0 if self.cls == "launch_failure" else noise_bytes
         self.prefix = prefix or rng.choice(["label", "torchrun", "mixed", "none"])
         self.nccl_mode = nccl or rng.choice(["inline", "inline", "files", "files", "none"])
         self.variant = variant
