@@ -1665,8 +1665,11 @@ class Scenario:
             return self.hang_wave(c, silent=True, desync=v[len("desync-"):])
         if v == "ambiguous":
             self.set_first(None, self.t0)
-            # every rank times out identically; nothing singles out a rank
-            t_enq = {rk.r: self.t0 + rng.uniform(0.05, 1.0) for rk in self.ranks}
+            # every rank times out identically; nothing singles out a rank.  They enqueued
+            # together: a rank whose watchdog fired a second later than its node-mates' was
+            # SIGTERMed by torchrun's agent first, printed no timeout, and looked exactly
+            # like a silent culprit -- the logs then singled out a rank the truth does not
+            t_enq = {rk.r: self.t0 + rng.uniform(0.05, 0.09) for rk in self.ranks}
             dead = {}
             t_end = self.watchdog_wave(dead, None, t_enq)
             self.finish_dead(dead, None)
