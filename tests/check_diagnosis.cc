@@ -182,6 +182,30 @@ START_TEST(one_nodes_interleaved_tracebacks_name_the_node)
 	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
 	ck_assert_int_eq(v.first_rank, -1);
 	DIAG_CK_STR_EQ(v.first_host, "gpu-w02");
+// A traceback a handler printed ("will retry") that ends in a line a plain
+// rule reads (a full disk) was caught with it, as one ending in an
+// exception line is; a thread's end under a logger's format too.
+START_TEST(handled_traceback_ending_in_a_fault_line_is_a_decoy)
+{
+	bundle b;
+	std::string log = "[rank2]:ERROR: failed to upload checkpoint shard to s3://ckpt/step_5/, will retry (attempt 1/5)\n"
+			  "[rank2]:Traceback (most recent call last):\n"
+			  "[rank2]:  File \"ckpt.py\", line 12, in upload\n"
+			  "[rank2]:OSError: [Errno 28] No space left on device: '/tmp/ckpt-staging/model_02.pt'\n"
+			  "2026-10-26 03:10:00,000 - Rank 4 - WARNING - Exception in thread Thread-8 (_upload_loop):\n"
+			  "Traceback (most recent call last):\n"
+			  "  File \"metrics.py\", line 40, in _upload_loop\n"
+			  "requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: https://metrics/push\n"
+			  "[rank6]:Traceback (most recent call last):\n"
+			  "[rank6]:  File \"train.py\", line 40, in <module>\n"
+			  "[rank6]:KeyError: 'labels'\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 6)
+			log += watchdog(r, "04:11:29.100000000", 500, 500, 499);
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+	ck_assert_int_eq(v.first_rank, 6);
 }
 END_TEST
 
@@ -392,6 +416,7 @@ static Suite *suite()
 	tcase_add_test(t, chained_exceptions_are_one_failure);
 	tcase_add_test(t, traceback_header_names_its_rank);
 	tcase_add_test(t, one_nodes_interleaved_tracebacks_name_the_node);
+	tcase_add_test(t, handled_traceback_ending_in_a_fault_line_is_a_decoy);
 	tcase_add_test(t, hang_suspect_is_the_rank_that_enqueued_least);
 	tcase_add_test(t, identical_timeouts_single_out_nobody);
 	tcase_add_test(t, missing_rank_in_a_known_world);

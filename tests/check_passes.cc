@@ -880,6 +880,54 @@ START_TEST(common_mode_counts_processes_whose_traceback_names_no_rank)
 }
 END_TEST
 
+// A node's torchrun agent under srun --label relays all its workers: three
+// tracebacks under one label are three processes.
+START_TEST(common_mode_counts_tracebacks_under_one_label)
+{
+	for (int n = 2; n <= 3; n++) {
+		fixture f;
+		for (int i = 0; i < n; i++) {
+			event &e = f.add(failure_class::launch_failure, event_role::initiating, 0, 0.1 * i,
+					 10 + 5 * static_cast<uint64_t>(i), 0, "launch.import");
+			e.kind = rule_kind::exception;
+			e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, n == 3 ? 3 : 0);
+	}
+}
+END_TEST
+
+// Two ranks failing to start alike are the environment's when they are all
+// the job has; in a larger job they may share one bad node.
+START_TEST(common_mode_every_rank_of_a_small_job_at_launch)
+{
+	for (int world = 2; world <= 4; world += 2) {
+		fixture f;
+		f.ev.ranks.note_world_size(world);
+		for (int r = 0; r < 2; r++)
+			f.add(failure_class::launch_failure, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0,
+			      "launch.import");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, world == 2 ? 2 : 0);
+	}
+	// Not a fault of the running job: two ranks out of memory at once still
+	// leave the earlier one first.
+	fixture g;
+	g.ev.ranks.note_world_size(2);
+	for (int r = 0; r < 2; r++)
+		g.add(failure_class::cuda_oom, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0, "cuda.oom");
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	ck_assert_int_eq(cy.d.common_mode, 0);
+}
+END_TEST
+
 START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
 {
 	fixture f;
@@ -926,6 +974,32 @@ START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault
 }
 END_TEST
 
+
+// A rank that aborted after a fault of its own (its NCCL error) died of it:
+// it was not waiting in the collective, so the one rank left is no odd one
+// out; a rank that aborted with nothing of its own to say was waiting.
+START_TEST(hang_structure_an_abort_after_its_own_fault_is_not_waiting)
+{
+	for (int own = 0; own <= 1; own++) {
+		fixture f;
+		f.ev.ranks.note_world_size(8);
+		for (int r = 0; r < 8; r++)
+			if (r != 2 && r != 3)
+				watchdog(f, r, 342486, "ALLREDUCE", "262144000");
+		if (own)
+			f.add(failure_class::network, event_role::initiating, 2, 1, 40, 0, "nccl.system");
+		exited(f, 2, -6, 2, 41);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (own) {
+			ck_assert(cx.hv.suspects.empty());
+		} else {
+			ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+			ck_assert_int_eq(cx.hv.suspects[0], 3);
+		}
+	}
+}
+END_TEST
 
 START_TEST(decide_the_rank_missing_from_a_hang_that_had_exited_first_died)
 {
@@ -1236,6 +1310,40 @@ START_TEST(host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node)
 }
 END_TEST
 
+// Unprefixed waits name no node and no task, and every node that came up
+// waited alike (common mode): the nodes whose tasks then failed were those
+// waiting, and the one node of the job with neither never joined.
+START_TEST(host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed)
+{
+	for (int exits = 2; exits <= 3; exits++) {
+		fixture f;
+		f.ev.job.nodelist = "n[1-4]";
+		const char *node_of[] = {"n1", "n2", "n4"};
+		for (int i = 0; i < 3; i++) {
+			event &w = f.add(failure_class::launch_failure, event_role::initiating, -1, 900, 4 + static_cast<uint64_t>(i));
+			w.kind = rule_kind::exception;
+			w.captures = {{"traceback_line", std::to_string(1 + i)}};
+		}
+		for (int i = 0; i < exits; i++)
+			exited(f, -1, 1, 901, 10 + static_cast<uint64_t>(i)).host = f.ev.intern_host(node_of[i]);
+		f.ev.intern_host("n3");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::launch_failure);
+		pass_host_resolution(cx);
+		if (exits == 3) {
+			ck_assert_int_ge(cx.d.first_host, 0);
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n3");
+			ck_assert_int_eq(cx.d.common_mode, 0);
+		} else {
+			ck_assert_int_lt(cx.d.first_host, 0); // two nodes silent: neither singled out
+		}
+	}
+}
+END_TEST
+
 static void place_local(fixture &f, int rank, const char *host, int local_rank)
 {
 	rank_info ri;
@@ -1323,6 +1431,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);
 	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
 	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);
+	tcase_add_test(t, host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	suite_add_tcase(s, t);
@@ -1383,6 +1492,35 @@ START_TEST(zone_stated_by_the_job_wins_over_the_inferred_one)
 	ck_assert_str_eq(cr.zone_name.c_str(), "JST");
 	// The local stamps are read in JST: an hour after what they would be at +10.
 	ck_assert_int_eq(f.ev.events[1].raw_us, t0 + 3600LL * us_per_s + 60 * us_per_s);
+}
+END_TEST
+
+// Kernel lines from hours before the job widen the span many zones fit in;
+// the job's last local stamp lands on the last absolute one (both record
+// the collapse) only in the true zone, not at the run's edge nearest zero.
+START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
+{
+	fixture f;
+	int host = f.ev.intern_host("gpu-a01");
+	const int shift_s = -5 * 3600;
+	f.add(failure_class::unknown, event_role::context, -1, -2 * 3600, 1, f.kern).host = host;
+	f.add(failure_class::gpu_hardware, event_role::initiating, -1, 3600, 2, f.kern).host = host;
+	for (int i = 0; i <= 6; i++) {
+		event &e = f.add(failure_class::unknown, event_role::context, 0, 0, 3 + static_cast<uint64_t>(i));
+		e.host = host;
+		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 600 * i + (i == 6 ? 1 : 0));
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		e.ts = ts_value{};
+		e.ts.kind = ts_kind::local;
+		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+	}
+	clock_options co;
+	clock_result cr;
+	resolve_times(f.ev, co, cr);
+	ck_assert(cr.zone_inferred);
+	ck_assert_int_eq(cr.zone_offset_s, shift_s);
 }
 END_TEST
 
@@ -1613,6 +1751,7 @@ static void add_zone_tests(Suite *s)
 {
 	TCase *t = tcase_create("zone");
 	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
+	tcase_add_test(t, zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones);
 	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
 	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
 	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);
@@ -1663,8 +1802,11 @@ static Suite *suite()
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
+	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);
+	tcase_add_test(t, common_mode_every_rank_of_a_small_job_at_launch);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);
+	tcase_add_test(t, hang_structure_an_abort_after_its_own_fault_is_not_waiting);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
 	suite_add_tcase(s, t);

@@ -494,6 +494,46 @@ START_TEST(relayed_traceback_is_the_origins)
 END_TEST
 
 
+// c10's NCCL error goes on over unstamped lines: they are the rank's of the
+// first line, and what a victim's message quotes as the cause (the peer's
+// completion error) is its symptom. A launcher's line in between, naming
+// its own pid, is not part of the message; a stamped line ends it.
+START_TEST(nccl_error_message_lines_are_its_first_line_rank)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr(std::string(
+		"[E0708 22:50:09.612993 ProcessGroupNCCL.cpp:1595] [Rank 3] Process group watchdog thread terminated with "
+		"exception: NCCL error: remote process exited or there was a network error, NCCL version 2.21.5\n"
+		"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+		"Last error:\n"
+		"NET/IB : Got completion from peer 10.1.0.1<51061> with error 12, opcode 0, len 0, vendor err 129 (Recv)\n"
+		"[E0708 22:50:09.835930 ProcessGroupNCCL.cpp:1595] [Rank 2] Process group watchdog thread terminated with "
+		"exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 123479) of "
+		"binary: /usr/bin/python3\n"
+		"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+		"Last error:\n"
+		"NET/IB : Got completion from peer 10.1.0.2<57643> with error 12, opcode 1, len 0, vendor err 129 (Send)\n"
+		"[E0708 22:50:10.000000 ProcessGroupNCCL.cpp:630] Some NCCL operations have failed or timed out.\n"
+		"NET/IB : Got completion from peer 10.1.0.3<57643> with error 12, opcode 1, len 0, vendor err 129 (Send)\n"));
+	evidence ev;
+	ck_assert(read_job_log(lr, rules, "1", ev));
+	std::map<uint64_t, const event *> at;
+	for (const auto &e : ev.events)
+		at[e.line] = &e;
+	ck_assert(at.count(2) && at.count(4) && at.count(6) && at.count(7) && at.count(9) && at.count(11));
+	ck_assert_int_eq(at[2]->rank, 3);
+	ck_assert_int_eq(at[4]->rank, 3);
+	ck_assert(at[4]->role == event_role::victim);
+	ck_assert_int_lt(at[6]->rank, 0); // the launcher's line, with its own pid
+	ck_assert_int_eq(at[7]->rank, 2);
+	ck_assert_int_eq(at[9]->rank, 2);
+	ck_assert(at[9]->role == event_role::initiating);
+	ck_assert_int_lt(at[11]->rank, 0); // after a stamped line: no longer the message
+}
+END_TEST
+
 // Everything a text source gives, as one string (to compare readings).
 static std::string evidence_dump(const evidence &ev)
 {
@@ -952,6 +992,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
+	tcase_add_test(t, nccl_error_message_lines_are_its_first_line_rank);
 	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, event_first_time_shapes_as_line_by_line);

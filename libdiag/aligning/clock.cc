@@ -295,6 +295,10 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 		widen(t);
 	if (lo == INT64_MAX || local.empty())
 		return 0;
+	// For a zone: how many local stamps fall in the span, and how far the
+	// last of them is from the span's last absolute stamp.
+	int64_t local_last = *std::max_element(local.begin(), local.end());
+	int64_t end_gap = 0;
 	auto inside = [&](int z) {
 		int64_t shift = static_cast<int64_t>(z) * us_per_s;
 		int64_t zlo = lo, zhi = hi;
@@ -314,17 +318,24 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 			if (u >= zlo - slack && u <= zhi + slack)
 				n++;
 		}
+		end_gap = std::llabs(local_last - shift - zhi);
 		return n;
 	};
 	size_t at_zero = inside(0);
 	if (at_zero * 2 >= local.size())
 		return 0;
+	// Among the zones that fit as well, the one that ends the job's own
+	// stamps where the absolute ones end: both record the collapse (an
+	// Xid, the OOM killer, a link down beside the job's last lines). The
+	// span's slack alone leaves a run of zones that fit.
 	int best = 0;
 	size_t best_n = at_zero;
+	int64_t best_gap = INT64_MAX;
 	for (int z = -14 * 3600; z <= 14 * 3600; z += 900) {
 		size_t n = inside(z);
-		if (n > best_n || (n == best_n && std::abs(z) < std::abs(best)))
-			best = z, best_n = n;
+		int64_t gap = end_gap;
+		if (n > best_n || (n == best_n && n > at_zero && (gap < best_gap || (gap == best_gap && std::abs(z) < std::abs(best)))))
+			best = z, best_n = n, best_gap = gap;
 	}
 	// One local stamp against kernel lines that may predate the job is no
 	// evidence of a zone: it takes two.

@@ -125,12 +125,16 @@ hang_view analyse_watchdogs(const evidence &ev)
 	if (desync(ev, hv))
 		return hv;
 	// Who is missing: every other rank of a known world was waiting in a
-	// collective (its watchdog reported, or aborted it: SIGABRT).
+	// collective (its watchdog reported, or aborted it: SIGABRT). A rank
+	// that logged a fault of its own before it aborted died of that fault.
 	int world = ev.ranks.world_size();
 	if (world >= 2 && hv.reporting >= 1) {
-		std::set<int> waiting = reporting;
+		std::set<int> waiting = reporting, own_fault;
+		for (const auto &e : ev.events)
+			if (e.rank >= 0 && e.role == event_role::initiating && !e.dropped && !e.decoy)
+				own_fault.insert(e.rank);
 		for (const auto &x : rank_exit_signals(ev))
-			if (x.second == 6)
+			if (x.second == 6 && (reporting.count(x.first) || !own_fault.count(x.first)))
 				waiting.insert(x.first);
 		if (static_cast<int>(waiting.size()) == world - 1)
 			for (int r = 0; r < world; r++)

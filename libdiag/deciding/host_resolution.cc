@@ -542,15 +542,27 @@ int node_of_task(const evidence &ev, int task)
 // the node its Slurm task (a node's launcher, by its srun label) ran on.
 int node_never_joined(const diagnosis_context &cx)
 {
-	std::set<std::string> waiting;
+	std::set<std::string> waiting, failed;
+	bool unplaced = false;
 	for (const auto &e : cx.ev.events) {
-		if (e.dropped || e.cls != failure_class::launch_failure ||
-		    cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+		if (e.dropped || cx.ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		// A node whose task then ended in error (srun's "task 2: Exited
+		// with exit code 1") was up and waiting too.
+		if (e.kind == rule_kind::task_exit && e.exitcode > 0 && e.host >= 0)
+			failed.insert(cx.ev.host_name(e.host));
+		if (e.cls != failure_class::launch_failure)
 			continue;
 		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1;
 		if (host >= 0)
 			waiting.insert(cx.ev.host_name(host));
+		else
+			unplaced = true;
 	}
+	// Waits whose lines name no node (unprefixed output): the nodes whose
+	// tasks failed after them are where they were.
+	if (unplaced)
+		waiting.insert(failed.begin(), failed.end());
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
@@ -688,10 +700,15 @@ void pass_host_resolution(diagnosis_context &cx)
 			d.notes.push_back("the launch failed waiting for the rendezvous/store server on " +
 					  cx.ev.host_name(store) + ", which reported nothing itself");
 		}
-	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0 && d.common_mode == 0) {
+	// Every node that came up waiting alike (common mode) still leaves the
+	// one that never did.
+	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0) {
 		d.first_host = node_never_joined(cx);
 		if (d.first_host >= 0) {
-			// No rank, but the node to look at.
+			// No rank, but the node to look at: the waits everywhere else
+			// were its doing, not the environment's.
+			d.common_mode = 0;
+			d.common_host = -1;
 			d.rank_singled_out = true;
 			d.notes.push_back("every other node of the job reported waiting at launch; " +
 					  cx.ev.host_name(d.first_host) + " did not");

@@ -24,6 +24,8 @@ namespace diag {
 namespace {
 
 constexpr size_t max_event_text = 600;
+// How many unstamped lines after a line whose message goes on are its.
+constexpr uint64_t cont_lines = 4;
 
 // Sources are read one at a time (the pipeline's thread): plain sums.
 text_read_times read_times;
@@ -212,6 +214,12 @@ struct writer_state {
 	uint64_t last_exception_line = 0;
 	long chain_from = -1;
 	bool chain_inner = false; // the cause is the exception that follows (a re-raise's original)
+	// A line whose message goes on (a `continues` capture) and its rank:
+	// the unstamped lines right after are that message's. A stamped line
+	// ends it.
+	int cont_rank = -1;
+	uint64_t cont_line = 0;
+	bool cont_victim = false;
 	uint64_t ident = 0; // who the writer is (find_writer's key)
 };
 
@@ -906,6 +914,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (ts) {
 				writers[key].last_ts = *ts;
+				writers[key].cont_rank = -1;
 				file_last_ts = *ts;
 				// Lines without a time since the last stamped line happened
 				// no later than this one.
@@ -966,6 +975,26 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			std::string text_host;
 			if (e.rank < 0 && e.role != event_role::context)
 				e.rank = rules.rank_in_text(id.body, &text_host);
+			// A message that runs over several lines ("[Rank 2] ... NCCL
+			// error: ..., NCCL version X", then "ncclSystemError: ...",
+			// "Last error:" and the NET/IB line, none stamped) is the rank's
+			// of its first line (a rule's `continues` capture).
+			writer_state &cw = writers[key];
+			// Under a victim's message ("remote process exited ...") the
+			// cause it quotes is what that victim saw of another's fault.
+			// A process's end and a line naming its own pid or local rank
+			// are another writer's (the launcher's), not the message's.
+			bool own_writer = e.kind == rule_kind::task_exit || !caps.get("pid").empty() ||
+					  !caps.get("local_rank").empty() || id.pid >= 0;
+			if (e.rank < 0 && !ts && !own_writer && cw.cont_rank >= 0 && line_no - cw.cont_line <= cont_lines) {
+				e.rank = cw.cont_rank;
+				if (cw.cont_victim && e.role == event_role::initiating)
+					e.role = event_role::victim;
+			} else if (e.rank >= 0 && !caps.get("continues").empty()) {
+				cw.cont_rank = e.rank;
+				cw.cont_line = line_no;
+				cw.cont_victim = e.role == event_role::victim;
+			}
 			e.task = id.task;
 			if (e.local_rank < 0)
 				e.local_rank = id.local_rank;
@@ -1082,6 +1111,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.open_tracebacks = 0;
 					w.traceback_handled = false;
 				}
+			} else if (w.traceback_handled && e.role == event_role::initiating && w.traceback_line &&
+				   line_no - w.traceback_line < 2000) {
+				// A fault line that ends a traceback a handler printed
+				// ("will retry", then "OSError: [Errno 28] ...") was caught
+				// with it.
+				e.decoy = true;
+				w.traceback_handled = false;
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.

@@ -277,7 +277,9 @@ class Scenario:
         self.nranks = ranks or rng.choice([2, 4, 8, 8, 16, 16, 16, 24, 32, 32, 48, 64])
         self.skew_max = rng.choice([0.0, 0.3, 2.0, 15.0, 60.0]) if skew_max is None else skew_max
         self.drift_ppm = rng.choice([0.0, 5.0, 20.0, 50.0]) if drift_ppm is None else drift_ppm
-        self.noise_bytes = noise_bytes
+        # The filler is hours of training progress on every rank: a job that failed
+        # to start prints none (its logs would say every rank trained on after it).
+        self.noise_bytes = 0 if self.cls == "launch_failure" else noise_bytes
         self.prefix = prefix or rng.choice(["label", "torchrun", "mixed", "none"])
         self.nccl_mode = nccl or rng.choice(["inline", "inline", "files", "files", "none"])
         self.variant = variant
@@ -1663,8 +1665,11 @@ class Scenario:
             return self.hang_wave(c, silent=True, desync=v[len("desync-"):])
         if v == "ambiguous":
             self.set_first(None, self.t0)
-            # every rank times out identically; nothing singles out a rank
-            t_enq = {rk.r: self.t0 + rng.uniform(0.05, 1.0) for rk in self.ranks}
+            # every rank times out identically; nothing singles out a rank.  They enqueued
+            # together: a rank whose watchdog fired a second later than its node-mates' was
+            # SIGTERMed by torchrun's agent first, printed no timeout, and looked exactly
+            # like a silent culprit -- the logs then singled out a rank the truth does not
+            t_enq = {rk.r: self.t0 + rng.uniform(0.05, 0.09) for rk in self.ranks}
             dead = {}
             t_end = self.watchdog_wave(dead, None, t_enq)
             self.finish_dead(dead, None)
