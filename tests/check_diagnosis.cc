@@ -182,6 +182,9 @@ START_TEST(one_nodes_interleaved_tracebacks_name_the_node)
 	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
 	ck_assert_int_eq(v.first_rank, -1);
 	DIAG_CK_STR_EQ(v.first_host, "gpu-w02");
+}
+END_TEST
+
 // A traceback a handler printed ("will retry") that ends in a line a plain
 // rule reads (a full disk) was caught with it, as one ending in an
 // exception line is; a thread's end under a logger's format too.

@@ -900,6 +900,27 @@ START_TEST(common_mode_counts_tracebacks_under_one_label)
 }
 END_TEST
 
+// One rank's traceback relayed by every rank (DCP's "(RANK 6)") is that
+// rank's one failure, however many print it.
+START_TEST(common_mode_does_not_count_relayed_tracebacks)
+{
+	for (int relayed = 0; relayed <= 1; relayed++) {
+		fixture f;
+		for (int i = 0; i < 4; i++) {
+			event &e = f.add(failure_class::filesystem, event_role::initiating, 6, 0.1 * i,
+					 10 + 5 * static_cast<uint64_t>(i), 0, "fs.enospc");
+			e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+			if (relayed)
+				e.captures.emplace_back("relayed", "1");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, relayed ? 0 : 4);
+	}
+}
+END_TEST
+
 // Two ranks failing to start alike are the environment's when they are all
 // the job has; in a larger job they may share one bad node.
 START_TEST(common_mode_every_rank_of_a_small_job_at_launch)
@@ -1803,6 +1824,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);
+	tcase_add_test(t, common_mode_does_not_count_relayed_tracebacks);
 	tcase_add_test(t, common_mode_every_rank_of_a_small_job_at_launch);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);
 	tcase_add_test(t, fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault);

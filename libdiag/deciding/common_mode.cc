@@ -51,7 +51,9 @@ void pass_common_mode(diagnosis_context &cx)
 		bool together = c.e->time_us == no_time || best.e->time_us == no_time ||
 				std::fabs(static_cast<double>(c.e->time_us - best.e->time_us)) / 1e6 <= c.unc + best.unc + 1.0;
 		if (together) {
-			if (process_end)
+			// One rank's traceback every rank prints (DCP's "(RANK 6)")
+			// ends none of theirs.
+			if (process_end && c.e->capture("relayed").empty())
 				tracebacks++;
 			if (c.e->rank >= 0)
 				same.insert(c.e->rank);

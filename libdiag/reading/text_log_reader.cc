@@ -1053,6 +1053,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				    // A fault line that ends the traceback ("OSError: [Errno 5] ..."
 				    // read by a plain rule) is the traceback's too.
 				    (r->role != event_role::context && w.traceback_line && line_no - w.traceback_line < 2000))) {
+				// (It ends no process of this writer: see common_mode.)
+				if (w.tb_relayed)
+					e.captures.emplace_back("relayed", "1");
 				if (w.tb_relayed && e.rank != w.tb_owner)
 					e.host = -1; // the relaying writer's host is not the origin's
 				if (e.rank < 0 || w.tb_relayed)
