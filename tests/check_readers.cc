@@ -10,8 +10,11 @@
 #include "reading/source_sniff.hh"
 #include "reading/text_clean.hh"
 #include "reading/text_log_reader.hh"
+#include "reading/timed_filter.hh"
 #include "pipeline.hh"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -758,6 +761,66 @@ START_TEST(event_first_sparse_times_as_line_by_line)
 }
 END_TEST
 
+// Every SIMD level of the timed-line filter this CPU runs (AVX-512BW,
+// AVX2, SSE2) finds the same first and last candidates as the byte-by-byte
+// walk, over random text dense in what the masks test (digits, colons,
+// brackets, blanks, dots, newlines, escapes, carriage returns, tabs) and
+// random ranges, the ends of the buffer included (where loads would pass).
+START_TEST(timed_filter_levels_as_scalar)
+{
+	using timed_filter::level;
+	const level best = timed_filter::best();
+	std::vector<level> levels;
+	for (level l : {level::sse2, level::avx2, level::avx512})
+		if (l <= best)
+			levels.push_back(l);
+	const char alphabet[] = "0123456789::[[  ..\n\n\x1b\r\tab]T-Z+\x7f";
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	auto next = [&seed] {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		return seed;
+	};
+	size_t compared = 0;
+	for (int round = 0; round < 400; round++) {
+		size_t n = 1 + next() % 700;
+		std::vector<unsigned char> buf(n);
+		// Stretches of plain letters between the dense ones, so that
+		// whole chunks pass as well as chunks that stop.
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (next() % 4 == 0) ? 'x' : static_cast<unsigned char>(alphabet[next() % (sizeof alphabet - 1)]);
+		if (round % 3 == 0)
+			for (size_t i = next() % n, e = std::min(n, i + next() % 300); i < e; i++)
+				buf[i] = 'x';
+		const unsigned char *p = buf.data();
+		for (int k = 0; k < 20; k++) {
+			size_t from = next() % (n + 1), to = next() % (n + 1);
+			if (k == 0)
+				from = 0, to = n;
+			if (from > to)
+				std::swap(from, to);
+			size_t first = timed_filter::first_candidate(p, n, from, to, level::scalar);
+			size_t last = timed_filter::last_candidate(p, n, from, to, level::scalar);
+			for (level l : levels) {
+				ck_assert_uint_eq(timed_filter::first_candidate(p, n, from, to, l), first);
+				ck_assert_uint_eq(timed_filter::last_candidate(p, n, from, to, l), last);
+				compared++;
+			}
+			// Walking on from each candidate, as the scan does.
+			for (size_t q = first; q != SIZE_MAX && q + 1 < to;) {
+				size_t nq = timed_filter::first_candidate(p, n, q + 1, to, level::scalar);
+				for (level l : levels)
+					ck_assert_uint_eq(timed_filter::first_candidate(p, n, q + 1, to, l), nq);
+				q = nq;
+			}
+		}
+	}
+	// Without SSE2 there is nothing to compare: the walk is all there is.
+	ck_assert(levels.empty() || compared > 0);
+}
+END_TEST
+
 // Each shape of time the scan's byte filter (event_scan.cc, candidate_at and
 // its SIMD masks) must let through, alone in megabytes of untimed lines
 // that look like times to a loose filter (tqdm's "[01:02<", escapes after
@@ -996,6 +1059,7 @@ static Suite *suite()
 	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, event_first_time_shapes_as_line_by_line);
+	tcase_add_test(t, timed_filter_levels_as_scalar);
 	tcase_add_test(t, threads_change_nothing);
 	tcase_add_test(t, thread_limit_falls_back);
 	tcase_add_test(t, files_chosen_ahead_change_nothing);

@@ -2,6 +2,7 @@
 
 #include "reading/line_prefix.hh"
 #include "reading/text_clean.hh"
+#include "reading/timed_filter.hh"
 #include "reading/timestamp.hh"
 
 #include <algorithm>
@@ -389,10 +390,30 @@ __attribute__((target("avx2"))) size_t last_candidate_avx2(const unsigned char *
 }
 #endif
 
+using filter_level = timed_filter::level;
+
+filter_level best_filter_level()
+{
+#ifdef DENPEX_HAVE_AVX2_PATH
+	if (cpu_avx512)
+		return filter_level::avx512;
+	if (cpu_avx2)
+		return filter_level::avx2;
+#endif
+#ifdef __SSE2__
+	return filter_level::sse2;
+#else
+	return filter_level::scalar;
+#endif
+}
+
+const filter_level cpu_filter_level = best_filter_level();
+
 // The last candidate (see candidate_at) in p[from, to), or SIZE_MAX;
 // p[0] starts a line. Sixteen bytes at a time where SSE2 is there: a
 // chunk with no colon pair, bracket, control byte or line start passes.
-size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+// l: the widest loop to use (tests ask for each; the reader for the CPU's).
+size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to, filter_level l = cpu_filter_level)
 {
 	size_t q = to;
 	// The last bytes, whose 16-byte loads would pass the end: one by one.
@@ -403,19 +424,19 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 			return q;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
-	if (cpu_avx512 && q > from) {
+	if (l >= filter_level::avx512 && q > from) {
 		size_t at = last_candidate_avx512(p, n, from, q);
 		if (at != SIZE_MAX)
 			return at;
 	}
-	if (cpu_avx2 && q > from) {
+	if (l >= filter_level::avx2 && q > from) {
 		size_t at = last_candidate_avx2(p, n, from, q);
 		if (at != SIZE_MAX)
 			return at;
 	}
 #endif
 #ifdef __SSE2__
-	while (q >= from + 16 && q >= 17) {
+	while (l >= filter_level::sse2 && q >= from + 16 && q >= 17) {
 		size_t i = q - 16;
 		unsigned bits = candidate_mask(p, i);
 		if (size_t at = highest_candidate(p, n, i, bits); at != SIZE_MAX)
@@ -432,7 +453,7 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 }
 
 // The first candidate in p[from, to), or SIZE_MAX (as last_candidate).
-size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
+size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to, filter_level l = cpu_filter_level)
 {
 	size_t q = from;
 	// The first bytes, whose loads would start before the buffer.
@@ -442,19 +463,19 @@ size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to)
 		q++;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
-	if (cpu_avx512 && q < to) {
+	if (l >= filter_level::avx512 && q < to) {
 		size_t at = first_candidate_avx512(p, n, q, to);
 		if (at != SIZE_MAX)
 			return at;
 	}
-	if (cpu_avx2 && q < to) {
+	if (l >= filter_level::avx2 && q < to) {
 		size_t at = first_candidate_avx2(p, n, q, to);
 		if (at != SIZE_MAX)
 			return at;
 	}
 #endif
 #ifdef __SSE2__
-	while (q + 16 <= to && q + 24 <= n) {
+	while (l >= filter_level::sse2 && q + 16 <= to && q + 24 <= n) {
 		unsigned bits = candidate_mask(p, q);
 		if (size_t at = lowest_candidate(p, n, q, bits); at != SIZE_MAX)
 			return at;
@@ -718,6 +739,25 @@ void scan_range(int fd, const rule_set &rules, size_t max_line, range_scan &rs)
 		pos += end;
 	}
 }
+
+namespace timed_filter {
+
+level best()
+{
+	return cpu_filter_level;
+}
+
+size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to, level l)
+{
+	return diag::first_candidate(p, n, from, to, std::min(l, cpu_filter_level));
+}
+
+size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to, level l)
+{
+	return diag::last_candidate(p, n, from, to, std::min(l, cpu_filter_level));
+}
+
+} // namespace timed_filter
 
 bool event_scan_pays(uint64_t size)
 {
