@@ -1215,6 +1215,31 @@ START_TEST(peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down)
 }
 END_TEST
 
+// A generic NCCL error right after its own socket to a peer was reset by
+// that end: the peer went first; where no line names the peer's host, no
+// rank or host is singled out. Without the reset, the error stays its own.
+START_TEST(peer_fault_an_error_after_its_socket_was_reset_is_the_peers)
+{
+	for (int reset = 0; reset < 2; reset++) {
+		fixture f;
+		int a = f.ev.intern_host("node2");
+		says_address(f, 8, a, "10.0.0.2", 1);
+		if (reset) {
+			event &closed = f.add(failure_class::network, event_role::victim, 13, -0.02, 10, f.log, "nccl.socket_peer_closed");
+			closed.captures = {{"peer", "10.0.0.9<47113>"}};
+		}
+		f.add(failure_class::network, event_role::initiating, 13, 0, 12, f.log, "nccl.unhandled_system_error");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events.back();
+		cx.d.first_rank = 13;
+		pass_peer_fault(cx);
+		ck_assert_int_eq(cx.d.first_rank, reset ? -1 : 13);
+		ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_names_an_address_by_the_node_nccl_says_uses_it)
 {
 	fixture f;
@@ -1447,6 +1472,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
 	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
+	tcase_add_test(t, peer_fault_an_error_after_its_socket_was_reset_is_the_peers);
 	tcase_add_test(t, host_resolution_names_an_address_by_the_node_nccl_says_uses_it);
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_before_any_trouble_is_a_cancellation);
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);

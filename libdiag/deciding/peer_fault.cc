@@ -7,6 +7,7 @@
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
+#include <cstdlib>
 #include <map>
 
 namespace diag {
@@ -67,6 +68,37 @@ const event *silent_exit_on(const evidence &ev, const diagnosis_context &cx, int
 	return found;
 }
 
+// The victim line just before err on err's own process (same rank, or
+// same host and CUDA device) that says its peer reset or closed the socket.
+const event *socket_closed_before(const diagnosis_context &cx, const event &err)
+{
+	const event *found = nullptr;
+	// Where the error's rank runs, from the rank map when its line says not.
+	int host = err.host, dev = err.cuda_dev;
+	if (const rank_info *ri = err.rank >= 0 ? cx.ev.ranks.by_rank(err.rank) : nullptr) {
+		host = host >= 0 ? host : ri->host;
+		dev = dev >= 0 ? dev : ri->cuda_dev;
+	}
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || e.role != event_role::victim || e.cls != failure_class::network || e.capture("peer").empty())
+			continue;
+		bool same_process = (err.rank >= 0 && e.rank == err.rank) ||
+				    (host >= 0 && e.host == host && e.cuda_dev >= 0 && e.cuda_dev == dev);
+		if (e.time_us == no_time || err.time_us == no_time)
+			continue;
+		// Or the cause err's own message quotes on its next lines ("Last
+		// error:", then the socket's line), unstamped or stamped alike.
+		bool quoted = e.file == err.file && e.line > err.line && e.line - err.line <= 4 && e.rank < 0 &&
+			      e.host < 0 && std::llabs(e.time_us - err.time_us) <= 50000;
+		int64_t before = err.time_us - e.time_us;
+		if (!quoted && (!same_process || before < 0 || before > 2000000))
+			continue;
+		if (!found || e.time_us > found->time_us)
+			found = &e;
+	}
+	return found;
+}
+
 } // namespace
 
 // The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
@@ -95,7 +127,21 @@ void pass_peer_fault(diagnosis_context &cx)
 	if (!d.first || d.cls != failure_class::network)
 		return;
 	std::string peer = address_of(d.first->capture("peer"));
+	// A generic error ("unhandled system error") right after its own
+	// socket to a peer was reset or closed: the other end went first.
+	const event *closed = peer.empty() ? socket_closed_before(cx, *d.first) : nullptr;
+	if (closed)
+		peer = address_of(closed->capture("peer"));
 	int at = host_with_address(ev, peer);
+	if (closed && at < 0 && !peer.empty()) {
+		d.notes.push_back("rank " + std::to_string(d.first->rank) + "'s network error follows its socket to " + peer +
+				  " being reset by that end, a host the logs do not name: the fault is there, not on this rank");
+		d.first_rank = -1;
+		d.first_host = -1;
+		d.borrowed_rank = -1;
+		d.rank_singled_out = false;
+		return;
+	}
 	if (at < 0 || at == d.first->host)
 		return;
 	bool peer_link = false, own_link = false;
