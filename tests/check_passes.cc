@@ -492,27 +492,35 @@ START_TEST(host_resolution_waits_on_a_key_name_the_stated_store)
 }
 END_TEST
 
-// A node's slurmstepd error srun passed on without the node's name is that
-// of the node whose task srun reports failed just after it.
+// A node's slurmstepd error srun passed on without the node's name (the
+// rule's relayed_by capture) is that of the node whose task srun reports
+// failed just after it; without the capture the line is no relay.
 START_TEST(host_resolution_a_stepd_error_is_the_node_srun_names_next)
 {
-	fixture f;
-	rule node_rule;
-	node_rule.scope = rule::fault_scope::node;
-	event &err = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
-	err.r = &node_rule;
-	err.text = "slurmstepd: error: pyxis: seccomp filter failed";
-	event &later = f.add(failure_class::unknown, event_role::context, -1, 3, 30);
-	later.kind = rule_kind::task_exit;
-	later.host = f.ev.intern_host("gpu-m10");
-	event &exit = f.add(failure_class::unknown, event_role::context, -1, 1, 7);
-	exit.kind = rule_kind::task_exit;
-	exit.host = f.ev.intern_host("gpu-m11");
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	cx.d.cls = failure_class::launch_failure;
-	cx.d.first = &f.ev.events[0];
-	pass_host_resolution(cx);
-	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-m11");
+	for (bool relayed : {true, false}) {
+		fixture f;
+		rule node_rule;
+		node_rule.scope = rule::fault_scope::node;
+		event &err = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+		err.r = &node_rule;
+		err.text = "slurmstepd: error: pyxis: seccomp filter failed";
+		if (relayed)
+			err.captures = {{"relayed_by", "slurmstepd"}};
+		event &later = f.add(failure_class::unknown, event_role::context, -1, 3, 30);
+		later.kind = rule_kind::task_exit;
+		later.host = f.ev.intern_host("gpu-m10");
+		event &exit = f.add(failure_class::unknown, event_role::context, -1, 1, 7);
+		exit.kind = rule_kind::task_exit;
+		exit.host = f.ev.intern_host("gpu-m11");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[0];
+		pass_host_resolution(cx);
+		if (relayed)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-m11");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1);
+	}
 }
 END_TEST
 

@@ -670,11 +670,12 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = node_of_task(cx.ev, d.first->task);
 		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
 	}
-	// A node's slurmstepd error that srun passed on without its node's name
-	// ("slurmstepd: error: pyxis: ..."): srun then reports that node's task
-	// ("srun: error: gpu-p03: task 2: Exited ..."), within a few lines.
+	// A node's error that srun passed on without its node's name (the rule
+	// captures the relay: "slurmstepd: error: pyxis: ..."): srun then reports
+	// that node's task ("srun: error: gpu-p03: task 2: Exited ..."), within a
+	// few lines.
 	if (d.first_host < 0 && d.first && d.first->r && d.first->r->scope == rule::fault_scope::node &&
-	    d.first->text.rfind("slurmstepd: ", 0) == 0) {
+	    !d.first->capture("relayed_by").empty()) {
 		const event *next = nullptr;
 		for (const auto &e : cx.ev.events)
 			if (e.file == d.first->file && e.line > d.first->line && e.line - d.first->line <= 12 &&
