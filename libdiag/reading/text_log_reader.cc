@@ -212,7 +212,9 @@ struct writer_state {
 	// the writer's last exceptions, and the one a chain marker continues.
 	long last_exception = -1;
 	uint64_t last_exception_line = 0;
+	std::vector<long> last_exception_chain; // the links it continued, nearest first
 	long chain_from = -1;
+	std::vector<long> chain_links; // chain_from and the links it continued
 	bool chain_inner = false; // the cause is the exception that follows (a re-raise's original)
 	// A line whose message goes on (a `continues` capture) and its rank:
 	// the unstamped lines right after are that message's. A stamped line
@@ -848,6 +850,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if ((inner || !caps.get("chain").empty()) && w.last_exception >= 0 &&
 			    line_no - w.last_exception_line <= 4) {
 				w.chain_from = w.last_exception;
+				w.chain_links.assign(1, w.last_exception);
+				// (A chain of at most 16 links: a longer one is a loop's.)
+				for (long l : w.last_exception_chain)
+					if (w.chain_links.size() < 16)
+						w.chain_links.push_back(l);
 				w.chain_inner = inner;
 			}
 		};
@@ -1063,15 +1070,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.tb_owner = -1;
 				w.tb_relayed = false;
 			}
+			std::vector<long> links; // the chain this exception continues
 			if (r->kind == rule_kind::exception && w.chain_from >= 0) {
 				// One rank for the whole chain: whichever link named it.
-				std::vector<long> links{w.chain_from};
-				while (links.size() < 16) {
-					std::string up = ev.events[static_cast<size_t>(links.back())].capture("chained_to");
-					if (up.empty())
-						break;
-					links.push_back(static_cast<long>(to_ll(up)));
-				}
+				links = std::move(w.chain_links);
 				int chain_rank = e.rank;
 				for (long l : links)
 					if (chain_rank < 0)
@@ -1089,8 +1091,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					prev.decoy = true;
 				else if (!w.chain_inner && prev.role == event_role::initiating && !prev.dropped)
 					e.decoy = true;
-				e.captures.emplace_back("chained_to", std::to_string(w.chain_from));
 				w.chain_from = -1;
+				w.chain_links.clear();
 			}
 			// A fault line another rule read ("OSError: [Errno 28] ...")
 			// ends an open traceback as an exception line does.
@@ -1176,6 +1178,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				if (r->kind == rule_kind::exception) {
 					w.last_exception = idx;
 					w.last_exception_line = line_no;
+					w.last_exception_chain = std::move(links);
 				}
 			}
 		};
