@@ -221,8 +221,14 @@ START_TEST(compiled_cache_is_the_users_own)
 {
 	char tmpl[] = "/tmp/denpex-cache-XXXXXX";
 	ck_assert(mkdtemp(tmpl) != nullptr);
-	const std::string dir = std::string(tmpl) + "/denpex"; // made by store, with its parent there
+	const char *named = getenv("DENPEX_CACHE_DIR"); // make check's: put back at the end
+	const std::string saved_named = named ? named : "";
+	const std::string dir = std::string(tmpl) + "/denpex"; // made by store, in a parent of ours
 	std::string got;
+	ck_assert(!compiled_cache::store(dir + "/deeper", "x.db", "key", "bytes")); // no parent of ours
+	ck_assert_int_eq(chmod(tmpl, 0777), 0);
+	ck_assert(!compiled_cache::store(dir, "x.db", "key", "bytes")); // a parent anyone writes
+	ck_assert_int_eq(chmod(tmpl, 0700), 0);
 	ck_assert(!compiled_cache::load(dir, "x.db", "key", got));
 	ck_assert(compiled_cache::store(dir, "x.db", "key one", "bytes of one"));
 	ck_assert(compiled_cache::load(dir, "x.db", "key one", got));
@@ -253,6 +259,23 @@ START_TEST(compiled_cache_is_the_users_own)
 	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // damaged
 	ck_assert_int_eq(truncate(file.c_str(), 20), 0);
 	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // cut short
+
+	// Where: named, none, or the user's own cache (root: only when named).
+	setenv("DENPEX_CACHE_DIR", "/some/dir", 1);
+	ck_assert_str_eq(compiled_cache::directory().c_str(), "/some/dir");
+	setenv("DENPEX_CACHE_DIR", "relative/dir", 1);
+	ck_assert(compiled_cache::directory().empty());
+	unsetenv("DENPEX_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	const std::string saved_home = home ? home : "";
+	setenv("HOME", "/home/someone", 1);
+	ck_assert_str_eq(compiled_cache::directory().c_str(),
+			 geteuid() == 0 || geteuid() != getuid() ? "" : "/home/someone/.cache/denpex");
+	if (home)
+		setenv("HOME", saved_home.c_str(), 1);
+	else
+		unsetenv("HOME");
 
 #ifdef HAVE_VECTORSCAN
 	// The fault scan's database, stored by the first scanner and read back
@@ -315,9 +338,12 @@ START_TEST(compiled_cache_is_the_users_own)
 	buffer_literals::forget_databases();
 	ck_assert(found() == compiled);
 	ck_assert_uint_eq(buffer_literals::vectorscan_counts().compiled, c3.compiled + 1);
-	unsetenv("DENPEX_CACHE_DIR");
 	buffer_literals::forget_databases();
 #endif
+	if (named)
+		setenv("DENPEX_CACHE_DIR", saved_named.c_str(), 1);
+	else
+		unsetenv("DENPEX_CACHE_DIR");
 	std::string rm = std::string("rm -rf ") + tmpl;
 	ck_assert_int_eq(system(rm.c_str()), 0);
 }

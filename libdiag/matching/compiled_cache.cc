@@ -108,6 +108,11 @@ std::string directory()
 {
 	if (const char *e = getenv("DENPEX_CACHE_DIR"))
 		return e[0] == '/' ? std::string(e) : std::string();
+	// Root (an epilog, a plugin in slurmstepd) or a changed identity: the
+	// environment's HOME may be a user's, whose components that user may
+	// turn into symlinks. Only a directory named on purpose.
+	if (geteuid() == 0 || geteuid() != getuid())
+		return std::string();
 	if (const char *x = getenv("XDG_CACHE_HOME"); x && x[0] == '/')
 		return std::string(x) + "/denpex";
 	if (const char *h = getenv("HOME"); h && h[0] == '/')
@@ -158,12 +163,16 @@ bool store(const std::string &dir, const std::string &name, const std::string &k
 {
 	if (dir.empty() || !plain_name(name))
 		return false;
-	if (mkdir(dir.c_str(), 0700) != 0 && errno == ENOENT) {
-		std::string parent = dir.substr(0, dir.find_last_of('/'));
-		if (!parent.empty() && mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST)
-			return false;
-		mkdir(dir.c_str(), 0700);
-	}
+	// Made only inside a parent of the user's own, by its handle.
+	const size_t slash = dir.find_last_of('/');
+	const std::string parent = slash == 0 ? std::string("/") : dir.substr(0, slash), base = dir.substr(slash + 1);
+	if (base.empty() || base == "." || base == "..")
+		return false;
+	fd_holder up(open_dir(parent));
+	if (up.get() < 0)
+		return false;
+	if (mkdirat(up.get(), base.c_str(), 0700) != 0 && errno != EEXIST)
+		return false;
 	fd_holder d(open_dir(dir));
 	if (d.get() < 0)
 		return false;

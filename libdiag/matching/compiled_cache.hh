@@ -17,8 +17,9 @@
 namespace diag::compiled_cache {
 
 // The cache directory: DENPEX_CACHE_DIR (empty: no cache), else
-// $XDG_CACHE_HOME/denpex, else $HOME/.cache/denpex (relative paths: none).
-// Empty where there is none.
+// $XDG_CACHE_HOME/denpex, else $HOME/.cache/denpex (relative paths: none;
+// for root or a set-id process, only DENPEX_CACHE_DIR). Empty where there
+// is none.
 std::string directory();
 
 // The bytes stored under key (name: a file name, [A-Za-z0-9._-]; key: the
@@ -28,7 +29,7 @@ bool load(const std::string &dir, const std::string &name, const std::string &ke
 
 // Stores bytes under key (written whole to a private temporary file, then
 // renamed over name); false where it could not (nothing is left behind).
-// Creates dir (0700), and its parent where missing.
+// Creates dir (0700) where its parent is the user's own.
 bool store(const std::string &dir, const std::string &name, const std::string &key, const std::string &bytes);
 
 } // namespace diag::compiled_cache
