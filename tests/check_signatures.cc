@@ -233,6 +233,9 @@ START_TEST(compiled_cache_is_the_users_own)
 	ck_assert(compiled_cache::store(dir, "x.db", "key one", "bytes of one"));
 	ck_assert(compiled_cache::load(dir, "x.db", "key one", got));
 	ck_assert_str_eq(got.c_str(), "bytes of one");
+	ck_assert_int_eq(chmod(tmpl, 01777), 0); // like /tmp: the directory, already ours, serves
+	ck_assert(compiled_cache::store(dir, "z.db", "key", "bytes"));
+	ck_assert_int_eq(chmod(tmpl, 0700), 0);
 	ck_assert(!compiled_cache::load(dir, "x.db", "key two", got)); // another key
 	ck_assert(!compiled_cache::load(dir, "x.db", "key on", got));  // a prefix of it
 	ck_assert(!compiled_cache::load(dir, "../x.db", "key one", got));

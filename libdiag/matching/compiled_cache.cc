@@ -25,6 +25,12 @@ public:
 	fd_holder(const fd_holder &) = delete;
 	fd_holder &operator=(const fd_holder &) = delete;
 	int get() const { return fh_fd; }
+	int release()
+	{
+		int fd = fh_fd;
+		fh_fd = -1;
+		return fd;
+	}
 private:
 	int fh_fd;
 };
@@ -56,6 +62,7 @@ int open_dir(const std::string &dir)
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || !own(st)) {
 		close(fd);
+		errno = EPERM; // there, but not ours
 		return -1;
 	}
 	return fd;
@@ -98,6 +105,27 @@ bool write_all(int fd, const char *p, size_t n)
 			return false;
 		p += w;
 		n -= static_cast<size_t>(w);
+	}
+	return true;
+}
+
+// Writes the file in the directory dirfd (taken and closed).
+bool store_in(int dirfd, const std::string &name, const std::string &key, const std::string &bytes)
+{
+	fd_holder d(dirfd);
+	if (d.get() < 0)
+		return false;
+	const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
+	int fd = openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	std::string h = header(key);
+	put64(h, checksum(bytes.data(), bytes.size()));
+	bool ok = write_all(fd, h.data(), h.size()) && write_all(fd, bytes.data(), bytes.size());
+	ok = close(fd) == 0 && ok;
+	if (!ok || renameat(d.get(), tmp.c_str(), d.get(), name.c_str()) != 0) {
+		unlinkat(d.get(), tmp.c_str(), 0);
+		return false;
 	}
 	return true;
 }
@@ -163,32 +191,20 @@ bool store(const std::string &dir, const std::string &name, const std::string &k
 {
 	if (dir.empty() || !plain_name(name))
 		return false;
-	// Made only inside a parent of the user's own, by its handle.
-	const size_t slash = dir.find_last_of('/');
-	const std::string parent = slash == 0 ? std::string("/") : dir.substr(0, slash), base = dir.substr(slash + 1);
-	if (base.empty() || base == "." || base == "..")
-		return false;
-	fd_holder up(open_dir(parent));
-	if (up.get() < 0)
-		return false;
-	if (mkdirat(up.get(), base.c_str(), 0700) != 0 && errno != EEXIST)
-		return false;
 	fd_holder d(open_dir(dir));
-	if (d.get() < 0)
-		return false;
-	const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
-	int fd = openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return false;
-	std::string h = header(key);
-	put64(h, checksum(bytes.data(), bytes.size()));
-	bool ok = write_all(fd, h.data(), h.size()) && write_all(fd, bytes.data(), bytes.size());
-	ok = close(fd) == 0 && ok;
-	if (!ok || renameat(d.get(), tmp.c_str(), d.get(), name.c_str()) != 0) {
-		unlinkat(d.get(), tmp.c_str(), 0);
-		return false;
+	if (d.get() < 0 && errno == ENOENT) {
+		// Made only inside a parent of the user's own, by its handle.
+		const size_t slash = dir.find_last_of('/');
+		const std::string parent = slash == 0 ? std::string("/") : dir.substr(0, slash),
+				  base = dir.substr(slash + 1);
+		if (base.empty() || base == "." || base == "..")
+			return false;
+		fd_holder up(open_dir(parent));
+		if (up.get() < 0 || mkdirat(up.get(), base.c_str(), 0700) != 0)
+			return false;
+		return store_in(open_dir(dir), name, key, bytes);
 	}
-	return true;
+	return store_in(d.release(), name, key, bytes);
 }
 
 } // namespace diag::compiled_cache

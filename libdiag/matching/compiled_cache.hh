@@ -29,7 +29,7 @@ bool load(const std::string &dir, const std::string &name, const std::string &ke
 
 // Stores bytes under key (written whole to a private temporary file, then
 // renamed over name); false where it could not (nothing is left behind).
-// Creates dir (0700) where its parent is the user's own.
+// Creates dir (0700) where missing, inside a parent of the user's own.
 bool store(const std::string &dir, const std::string &name, const std::string &key, const std::string &bytes);
 
 } // namespace diag::compiled_cache
