@@ -43,6 +43,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/wandb_run.hh %reldir%/reading/wandb_run.cc \
 	%reldir%/matching/literal_set.hh %reldir%/matching/literal_set.cc \
 	%reldir%/matching/buffer_literals.hh %reldir%/matching/buffer_literals.cc \
+	%reldir%/matching/compiled_cache.hh %reldir%/matching/compiled_cache.cc \
 	%reldir%/matching/regex.hh %reldir%/matching/regex.cc \
 	%reldir%/matching/signature.hh %reldir%/matching/signature.cc \
 	%reldir%/fr/fr_pickle.hh %reldir%/fr/fr_pickle.cc \

@@ -5,6 +5,7 @@
 #include "ck_cxx.hh"
 #include "ck_bundle.hh"
 #include "deciding/knowledge.hh"
+#include "matching/compiled_cache.hh"
 #include "matching/literal_set.hh"
 #include "matching/signature.hh"
 #include "pipeline.hh"
@@ -208,6 +209,146 @@ START_TEST(literal_filter_agrees_with_dfa)
 		}
 		same(text);
 	}
+}
+END_TEST
+
+// The user's cache of compiled matchers (matching/compiled_cache.hh): what
+// was stored comes back only under its own key, and only from the user's
+// own files: a file or directory others may write, or a symlink, is not
+// read. A database read back finds what a compiled one finds; a broken one
+// is compiled again.
+START_TEST(compiled_cache_is_the_users_own)
+{
+	char tmpl[] = "/tmp/denpex-cache-XXXXXX";
+	ck_assert(mkdtemp(tmpl) != nullptr);
+	const char *named = getenv("DENPEX_CACHE_DIR"); // make check's: put back at the end
+	const std::string saved_named = named ? named : "";
+	const std::string dir = std::string(tmpl) + "/denpex"; // made by store, in a parent of ours
+	std::string got;
+	ck_assert(!compiled_cache::store(dir + "/deeper", "x.db", "key", "bytes")); // no parent of ours
+	ck_assert_int_eq(chmod(tmpl, 0777), 0);
+	ck_assert(!compiled_cache::store(dir, "x.db", "key", "bytes")); // a parent anyone writes
+	ck_assert_int_eq(chmod(tmpl, 0700), 0);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key", got));
+	ck_assert(compiled_cache::store(dir, "x.db", "key one", "bytes of one"));
+	ck_assert(compiled_cache::load(dir, "x.db", "key one", got));
+	ck_assert_str_eq(got.c_str(), "bytes of one");
+	ck_assert_int_eq(chmod(tmpl, 01777), 0); // like /tmp: the directory, already ours, serves
+	ck_assert(compiled_cache::store(dir, "z.db", "key", "bytes"));
+	ck_assert_int_eq(chmod(tmpl, 0700), 0);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key two", got)); // another key
+	ck_assert(!compiled_cache::load(dir, "x.db", "key on", got));  // a prefix of it
+	ck_assert(!compiled_cache::load(dir, "../x.db", "key one", got));
+	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got, 4)); // over the bound
+	const std::string file = dir + "/x.db";
+	ck_assert_int_eq(chmod(file.c_str(), 0620), 0);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // writable by the group
+	ck_assert_int_eq(chmod(file.c_str(), 0600), 0);
+	ck_assert_int_eq(chmod(dir.c_str(), 0777), 0);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // a directory anyone writes
+	ck_assert(!compiled_cache::store(dir, "y.db", "key", "bytes"));
+	ck_assert_int_eq(chmod(dir.c_str(), 0700), 0);
+	ck_assert_int_eq(symlink(file.c_str(), (dir + "/link.db").c_str()), 0);
+	ck_assert(!compiled_cache::load(dir, "link.db", "key one", got));
+	const std::string dirlink = std::string(tmpl) + "/dirlink";
+	ck_assert_int_eq(symlink(dir.c_str(), dirlink.c_str()), 0);
+	ck_assert(!compiled_cache::load(dirlink, "x.db", "key one", got));
+	ck_assert(compiled_cache::load(dir, "x.db", "key one", got));
+	FILE *wf = fopen(file.c_str(), "r+");
+	ck_assert(wf != nullptr);
+	ck_assert_int_eq(fseek(wf, -3, SEEK_END), 0);
+	ck_assert_int_eq(fputc('X', wf), 'X'); // "bytes of one" -> "bytes of Xne"
+	fclose(wf);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // damaged
+	ck_assert_int_eq(truncate(file.c_str(), 20), 0);
+	ck_assert(!compiled_cache::load(dir, "x.db", "key one", got)); // cut short
+
+	// Where: named, none, or the user's own cache (root: only when named).
+	setenv("DENPEX_CACHE_DIR", "/some/dir", 1);
+	ck_assert_str_eq(compiled_cache::directory().c_str(), "/some/dir");
+	setenv("DENPEX_CACHE_DIR", "relative/dir", 1);
+	ck_assert(compiled_cache::directory().empty());
+	unsetenv("DENPEX_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	const std::string saved_home = home ? home : "";
+	setenv("HOME", "/home/someone", 1);
+	ck_assert_str_eq(compiled_cache::directory().c_str(),
+			 geteuid() == 0 || geteuid() != getuid() ? "" : "/home/someone/.cache/denpex");
+	if (home)
+		setenv("HOME", saved_home.c_str(), 1);
+	else
+		unsetenv("HOME");
+
+#ifdef HAVE_VECTORSCAN
+	// The fault scan's database, stored by the first scanner and read back
+	// by the next one.
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(TEST_CONFDIR "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	const buffer_literals &bl = rs.fault_literal_set();
+	std::string text;
+	for_each_case_file([&](FILE *fp) {
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, fp)) > 0 && text.size() < (1u << 20))
+			text.append(buf, n);
+	});
+	auto found = [&] {
+		std::vector<size_t> at;
+		buffer_literals::scanner sc = bl.make_scanner();
+		ck_assert(sc.vectorscan());
+		sc.scan(text, [&](size_t start) { at.push_back(start); });
+		return at;
+	};
+	const std::string vdir = std::string(tmpl) + "/vs";
+	setenv("DENPEX_CACHE_DIR", vdir.c_str(), 1);
+	buffer_literals::forget_databases();
+	buffer_literals::database_counts c0 = buffer_literals::vectorscan_counts();
+	std::vector<size_t> compiled = found();
+	buffer_literals::database_counts c1 = buffer_literals::vectorscan_counts();
+	ck_assert_uint_eq(c1.compiled, c0.compiled + 1);
+	ck_assert_uint_gt(compiled.size(), 100);
+	DIR *dp = opendir(vdir.c_str());
+	ck_assert(dp != nullptr);
+	std::string stored;
+	while (struct dirent *e = readdir(dp))
+		if (e->d_name[0] != '.')
+			stored = e->d_name;
+	closedir(dp);
+	ck_assert_msg(!stored.empty(), "nothing stored in %s", vdir.c_str());
+	buffer_literals::forget_databases();
+	std::vector<size_t> loaded = found();
+	buffer_literals::database_counts c2 = buffer_literals::vectorscan_counts();
+	ck_assert_uint_eq(c2.loaded, c1.loaded + 1);
+	ck_assert_uint_eq(c2.compiled, c1.compiled);
+	ck_assert(loaded == compiled);
+	// Broken after its key: compiled again (and stored anew).
+	const std::string path = vdir + "/" + stored;
+	FILE *fp = fopen(path.c_str(), "r+");
+	ck_assert(fp != nullptr);
+	ck_assert_int_eq(fseek(fp, -64, SEEK_END), 0);
+	ck_assert_int_eq(fwrite("garbage garbage garbage garbage garbage garbage garbage garbage!", 1, 64, fp), 64);
+	fclose(fp);
+	buffer_literals::forget_databases();
+	std::vector<size_t> again = found();
+	buffer_literals::database_counts c3 = buffer_literals::vectorscan_counts();
+	ck_assert_uint_eq(c3.compiled, c2.compiled + 1);
+	ck_assert(again == compiled);
+	// No cache at all where DENPEX_CACHE_DIR is empty.
+	setenv("DENPEX_CACHE_DIR", "", 1);
+	buffer_literals::forget_databases();
+	ck_assert(found() == compiled);
+	ck_assert_uint_eq(buffer_literals::vectorscan_counts().compiled, c3.compiled + 1);
+	buffer_literals::forget_databases();
+#endif
+	if (named)
+		setenv("DENPEX_CACHE_DIR", saved_named.c_str(), 1);
+	else
+		unsetenv("DENPEX_CACHE_DIR");
+	std::string rm = std::string("rm -rf ") + tmpl;
+	ck_assert_int_eq(system(rm.c_str()), 0);
 }
 END_TEST
 
@@ -591,6 +732,7 @@ static Suite *suite()
 	tcase_add_test(t, literal_set_overlaps);
 	tcase_add_test(t, literal_set_reports_where_literals_end);
 	tcase_add_test(t, fault_scanners_agree);
+	tcase_add_test(t, compiled_cache_is_the_users_own);
 	tcase_add_test(t, literal_filter_agrees_with_dfa);
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);

@@ -8,7 +8,12 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
-	DENPEX_CONF_DIR='$(abs_top_srcdir)/conf'; export DENPEX_CONF_DIR;
+	DENPEX_CONF_DIR='$(abs_top_srcdir)/conf'; export DENPEX_CONF_DIR; \
+	DENPEX_CACHE_DIR='$(abs_top_builddir)/tests/cache'; export DENPEX_CACHE_DIR;
+
+# The tests' own cache of compiled matchers (DENPEX_CACHE_DIR), not the user's.
+clean-local:
+	-rm -rf tests/cache
 
 TEST_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATADIR='"$(abs_top_srcdir)/tests/data"' \
 	-DTEST_CONFDIR='"$(abs_top_srcdir)/conf"'

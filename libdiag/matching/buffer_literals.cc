@@ -1,7 +1,11 @@
 #include "matching/buffer_literals.hh"
 
 #include "config.h"
+#include "matching/compiled_cache.hh"
 
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #ifdef HAVE_VECTORSCAN
 #include <hs.h>
@@ -18,14 +22,64 @@ struct hs_literal_db {
 
 namespace {
 
+std::mutex databases_lock;
+std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const hs_literal_db>>> databases;
+buffer_literals::database_counts counts;
+
+// The file cache's key for a literal list: the whole list and Vectorscan's
+// version (a database is only good for the version that wrote it); and a
+// file name from its hash.
+std::string cache_key(const std::vector<std::string> &literals)
+{
+	std::string key = std::string("vectorscan ") + hs_version() + " literals\n";
+	for (const auto &l : literals)
+		key += std::to_string(l.size()) + ":" + l + "\n";
+	return key;
+}
+
+std::string cache_name(const std::string &key)
+{
+	uint64_t h = 14695981039346656037ull; // FNV-1a
+	for (unsigned char c : key)
+		h = (h ^ c) * 1099511628211ull;
+	char name[48];
+	snprintf(name, sizeof name, "fault-literals-%016llx.hsdb", static_cast<unsigned long long>(h));
+	return name;
+}
+
+// The database the user's cache holds for the list (compiled_cache.hh),
+// or null.
+hs_database_t *cached_database(const std::string &dir, const std::string &key)
+{
+	std::string bytes;
+	if (!compiled_cache::load(dir, cache_name(key), key, bytes))
+		return nullptr;
+	hs_database_t *db = nullptr;
+	if (hs_deserialize_database(bytes.data(), bytes.size(), &db) != HS_SUCCESS)
+		return nullptr;
+	return db;
+}
+
+void store_database(const std::string &dir, const std::string &key, const hs_database_t *db)
+{
+	char *bytes = nullptr;
+	size_t n = 0;
+	if (hs_serialize_database(db, &bytes, &n) != HS_SUCCESS)
+		return;
+	std::string copy(bytes, n);
+	free(bytes);
+	compiled_cache::store(dir, cache_name(key), key, copy);
+}
+
 // The process's databases, by literal list: a diagnosis loads its rules
 // anew, but `denpex serve` diagnoses again and again with the same ones.
-// Null where Vectorscan cannot serve (this CPU, a literal it refuses).
+// Across processes, the user's cache: compiling takes about 10 ms of every
+// run on a large input. Null where Vectorscan cannot serve (this CPU, a
+// literal it refuses).
 std::shared_ptr<const hs_literal_db> database_for(const std::vector<std::string> &literals)
 {
-	static std::mutex lock;
-	static std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const hs_literal_db>>> cache;
-	std::lock_guard<std::mutex> held(lock);
+	std::lock_guard<std::mutex> held(databases_lock);
+	auto &cache = databases;
 	for (const auto &c : cache)
 		if (c.first == literals)
 			return c.second;
@@ -45,13 +99,21 @@ std::shared_ptr<const hs_literal_db> database_for(const std::vector<std::string>
 			ids.push_back(static_cast<unsigned>(i));
 			db->lengths.push_back(static_cast<uint32_t>(literals[i].size()));
 		}
+		const std::string dir = compiled_cache::directory(), key = dir.empty() ? std::string() : cache_key(literals);
 		hs_compile_error_t *cerr = nullptr;
-		if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(),
-					 static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr, &db->db,
-					 &cerr) == HS_SUCCESS)
+		if (!dir.empty() && (db->db = cached_database(dir, key))) {
+			counts.loaded++;
 			made = std::move(db);
-		else
+		} else if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(),
+						static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr, &db->db,
+						&cerr) == HS_SUCCESS) {
+			counts.compiled++;
+			if (!dir.empty())
+				store_database(dir, key, db->db);
+			made = std::move(db);
+		} else {
 			hs_free_compile_error(cerr);
+		}
 	}
 	if (cache.size() >= 8)
 		cache.erase(cache.begin());
@@ -91,6 +153,24 @@ thread_local kept_scratch kept;
 #else
 struct hs_literal_db {};
 #endif
+
+buffer_literals::database_counts buffer_literals::vectorscan_counts()
+{
+#ifdef HAVE_VECTORSCAN
+	std::lock_guard<std::mutex> held(databases_lock);
+	return counts;
+#else
+	return database_counts{};
+#endif
+}
+
+void buffer_literals::forget_databases()
+{
+#ifdef HAVE_VECTORSCAN
+	std::lock_guard<std::mutex> held(databases_lock);
+	databases.clear();
+#endif
+}
 
 void buffer_literals::build(const std::vector<std::string> &literals)
 {

@@ -2,9 +2,10 @@
 // forward scan, reading/event_scan.hh): Vectorscan's literal matcher where
 // it is built in (configure: HAVE_VECTORSCAN) and the CPU runs it, else the
 // in-house literal_set. Vectorscan scans a training log about three times
-// as fast, but compiling its database takes tens of milliseconds: it is
-// compiled on the first scan of a large file, once per process for a list
-// of literals, and small inputs never pay for it.
+// as fast, but compiling its database takes about 10 ms: it is made on the
+// first scan of a large file, once per process for a list of literals (read
+// back from the user's cache, matching/compiled_cache.hh, where a run
+// before stored it), and small inputs never pay for it.
 #pragma once
 
 #include "matching/literal_set.hh"
@@ -71,6 +72,16 @@ public:
 	// A scanner; allow_vectorscan false: the in-house filter's (to
 	// compare the two).
 	scanner make_scanner(bool allow_vectorscan = true) const;
+
+	// How the process's Vectorscan databases were made (for tests):
+	// compiled, or read from the user's cache.
+	struct database_counts {
+		unsigned compiled = 0, loaded = 0;
+	};
+	static database_counts vectorscan_counts();
+	// Forgets the process's databases (for tests: the next scanner's is
+	// made again, from the cache or compiled); scanners keep theirs.
+	static void forget_databases();
 
 private:
 	std::vector<std::string> bl_literals;

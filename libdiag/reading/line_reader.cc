@@ -36,7 +36,7 @@ uint64_t count_newlines(const char *p, size_t n)
 line_reader::line_reader(int fd, uint64_t max_bytes, size_t max_line)
 	: lr_fd(fd), lr_max_bytes(max_bytes), lr_max_line(max_line ? max_line : 1)
 {
-	lr_buf.resize(block_size + lr_max_line + 1);
+	lr_buf.resize(1); // the block on the first read that needs it (fill)
 	struct stat st;
 	bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (reg)
@@ -83,6 +83,12 @@ bool line_reader::fill(size_t most)
 		lr_end -= lr_begin;
 		lr_begin = 0;
 	}
+	// The block grows to its size on the first read of more than a sniff:
+	// a file read event-first is only sniffed here (579 rank files zeroed
+	// 320 KiB each for it).
+	const size_t full = block_size + lr_max_line + 1;
+	if (lr_buf.size() < full)
+		lr_buf.resize(most < full - lr_end ? std::max(lr_buf.size(), lr_end + most) : full);
 	size_t room = std::min(lr_buf.size() - lr_end, most);
 	if (room == 0)
 		return false;
