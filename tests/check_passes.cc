@@ -984,6 +984,74 @@ START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
 END_TEST
 
 
+START_TEST(launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure)
+{
+	// "misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/..."
+	// then "NCCL INFO init.cc:1236 -> 2" on the same writer: NCCL init.
+	for (int variant : {0, 1, 2}) {
+		fixture f;
+		event &e = f.add(failure_class::filesystem, event_role::initiating, 1, 0, 10);
+		e.pid = 4100;
+		event &t = f.add(failure_class::unknown, event_role::context, 1, 0, variant == 2 ? 40 : 14);
+		t.kind = rule_kind::init_trail;
+		t.pid = variant == 1 ? 4200 : 4100; // another process's trail, or one far after
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (variant == 0 ? failure_class::launch_failure : failure_class::filesystem));
+	}
+}
+END_TEST
+
+START_TEST(launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure)
+{
+	for (bool ran : {false, true}) {
+		fixture f;
+		f.add(failure_class::network, event_role::victim, -1, 0, 10); // ncclInternalError
+		event &t = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+		t.kind = rule_kind::init_trail;
+		if (ran)
+			f.ev.last_progress[writer_key(f.log, 0)] = 2;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::network);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (ran ? failure_class::network : failure_class::launch_failure));
+	}
+}
+END_TEST
+
+START_TEST(launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody)
+{
+	// "Duplicate GPU detected : rank 3 and rank 2 ..." and "... rank 1 and rank 0 ...".
+	fixture f;
+	f.add(failure_class::launch_failure, event_role::initiating, 3, 0, 3, 0, "nccl.init");
+	f.add(failure_class::launch_failure, event_role::initiating, 1, 0.1, 9, 0, "nccl.init");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	pass_common_mode(cx);
+	pass_decide(cx);
+	pass_launch_phase(cx);
+	ck_assert(cx.d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(cx.d.first_rank, -1);
+	// After training ran, a launch-class fault is left as it was chosen.
+	fixture g;
+	g.add(failure_class::launch_failure, event_role::initiating, 3, 0, 3, 0, "nccl.init");
+	g.add(failure_class::launch_failure, event_role::initiating, 1, 0.1, 9, 0, "nccl.init");
+	g.ev.last_progress[writer_key(g.log, 0)] = 2;
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_fault_choice(cy);
+	pass_common_mode(cy);
+	pass_decide(cy);
+	int before = cy.d.first_rank;
+	pass_launch_phase(cy);
+	ck_assert_int_eq(cy.d.first_rank, before);
+}
+END_TEST
+
+
 START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault)
 {
 	for (int same = 0; same <= 1; same++) {
@@ -1839,6 +1907,9 @@ static Suite *suite()
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
 	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);
 	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
+	tcase_add_test(t, launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure);
+	tcase_add_test(t, launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure);
+	tcase_add_test(t, launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);

@@ -7,29 +7,58 @@
 // first forward pass is not a launch failure).
 #include "deciding/context.hh"
 
+#include <cstdlib>
 #include <set>
 
 namespace diag {
 
 namespace {
 
-bool during_startup(const evidence &ev, const event &e)
+// NCCL's return trail follows its WARN within a few lines of the same writer.
+constexpr uint64_t trail_lines = 12;
+
+// Whether the fault's own writer passed an NCCL error back up through NCCL's
+// set-up code right after it (an init_trail rule, nccl.yaml): the fault
+// happened while the communicator was being made, whatever code its own line
+// names (a shared-memory segment, a socket).
+bool on_init_trail(const evidence &ev, const event &e)
 {
-	// NCCL saying it failed in its init code (a startup rule, nccl.yaml) is
-	// an init failure whatever ran before (a progress bar of checkpoint
-	// loading, a new communicator).
-	if (e.cls != failure_class::network && e.at_startup)
-		return true;
+	if (e.pid < 0)
+		return false;
+	for (const auto &x : ev.events)
+		if (x.kind == rule_kind::init_trail && x.file == e.file && x.line > e.line &&
+		    x.line <= e.line + trail_lines && x.pid == e.pid && x.host == e.host)
+			return true;
+	return false;
+}
+
+// Nothing had run yet: no rank reported progress and no collective beyond
+// the first completed.
+bool nothing_ran(const evidence &ev)
+{
 	if (!ev.last_progress.empty())
 		return false;
 	for (const auto &x : ev.events)
 		if (x.last_completed > 1 || x.seq > 2)
 			return false;
+	return true;
+}
+
+bool during_startup(const evidence &ev, const event &e)
+{
+	// NCCL saying it failed in its init code (a startup rule, nccl.yaml) is
+	// an init failure whatever ran before (a progress bar of checkpoint
+	// loading, a new communicator).
+	bool startup = e.at_startup || on_init_trail(ev, e);
+	if (e.cls != failure_class::network && startup)
+		return true;
+	if (!nothing_ran(ev))
+		return false;
 	// A work completion with an error status (InfiniBand/RoCE "vendor err
 	// 129") means the link carried traffic: a data-path fault, not init.
 	if (e.cls == failure_class::network)
 		return e.capture("status").empty();
-	if (e.at_startup)
+	if (startup)
 		return true;
 	if (e.rank < 0)
 		return false;
@@ -43,26 +72,85 @@ bool during_startup(const evidence &ev, const event &e)
 	return others;
 }
 
+// The workers torchrun's failure summary lists as having exited with an
+// error of their own (a positive exit code: not a signal from the agent).
+std::set<int> ranks_failed_on_their_own(const evidence &ev)
+{
+	std::set<int> out;
+	for (const auto &b : ev.events) {
+		if (!b.r || b.capture("rank").empty() || b.capture("local_rank").empty() || b.kind != rule_kind::plain ||
+		    b.role != event_role::context)
+			continue;
+		for (const auto &x : ev.events)
+			if (x.file == b.file && x.line > b.line && x.line <= b.line + 2 && !x.capture("exitcode").empty() &&
+			    x.capture("pid").size() && x.kind == rule_kind::plain) {
+				if (std::atoi(x.capture("exitcode").c_str()) > 0)
+					out.insert(std::atoi(b.capture("rank").c_str()));
+				break;
+			}
+	}
+	return out;
+}
+
+// Whether the first fault, or the same fault logged on another line (NCCL's
+// WARN behind a rank's "Last error:"), is on NCCL's init trail.
+bool fault_on_init_trail(const diagnosis_context &cx, const event &first)
+{
+	if (first.at_startup || on_init_trail(cx.ev, first))
+		return true;
+	for (const auto &c : cx.cands)
+		if ((c.e->r ? c.e->r == first.r : c.e->rule_id == first.rule_id) && on_init_trail(cx.ev, *c.e))
+			return true;
+	return false;
+}
+
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (!((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error) &&
-	      d.first && during_startup(cx.ev, *d.first)))
+	// NCCL errors that only relay a failure (ncclInternalError), with no
+	// initiating fault, passed back through NCCL's set-up code before
+	// anything ran: the communicator could not be made.
+	if (!d.first && d.cls == failure_class::network && nothing_ran(cx.ev)) {
+		for (const auto &x : cx.ev.events)
+			if (x.kind == rule_kind::init_trail) {
+				d.cls = failure_class::launch_failure;
+				return;
+			}
 		return;
-	d.cls = failure_class::launch_failure;
+	}
+	if ((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error ||
+	     d.cls == failure_class::filesystem) &&
+	    d.first && (d.cls == failure_class::filesystem ? fault_on_init_trail(cx, *d.first) : during_startup(cx.ev, *d.first)))
+		d.cls = failure_class::launch_failure;
+	else if (!(d.cls == failure_class::launch_failure && d.first && nothing_ran(cx.ev)))
+		return;
 	// At startup one rank's own failure leaves the others failing otherwise
 	// (waiting for it, losing it). Two or more ranks failing alike (each
 	// unable to reach the same bootstrap address) is the environment's.
 	if (d.first_rank < 0 || d.common_mode > 0)
 		return;
 	std::set<int> ranks, hosts;
+	std::set<uint64_t> unranked_lines;
 	for (const auto &c : cx.cands)
-		if (c.e->rank >= 0 && (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id)) {
-			ranks.insert(c.e->rank);
-			hosts.insert(c.e->host);
+		if (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id) {
+			if (c.e->rank >= 0) {
+				ranks.insert(c.e->rank);
+				hosts.insert(c.e->host);
+			} else {
+				unranked_lines.insert((static_cast<uint64_t>(c.e->file) << 40) | c.e->line);
+			}
 		}
+	// Lines that name no rank count as ranks where the launcher saw as many
+	// workers fail on their own.
+	if (ranks.empty() && unranked_lines.size() >= 2) {
+		std::set<int> failed = ranks_failed_on_their_own(cx.ev);
+		if (failed.size() >= 2) {
+			ranks = failed;
+			hosts.insert(d.first_host);
+		}
+	}
 	if (ranks.size() >= 2) {
 		d.common_mode = static_cast<int>(ranks.size());
 		d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;

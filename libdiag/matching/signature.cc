@@ -23,6 +23,7 @@ constexpr kind_name kind_names[] = {
 	{"watchdog", rule_kind::watchdog}, {"boot_time", rule_kind::boot_time},
 	{"handled", rule_kind::handled},   {"rank_tag", rule_kind::rank_tag},
 	{"startup", rule_kind::startup},   {"zone_name", rule_kind::zone_name},
+	{"init_trail", rule_kind::init_trail},
 };
 
 std::string where(const std::string &path, int line)

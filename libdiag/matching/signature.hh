@@ -31,6 +31,7 @@ enum class rule_kind {
 	rank_tag, // names the writer's rank inside the text (a logger format)
 	startup,  // names code that runs only while the job starts (NCCL's init.cc)
 	zone_name, // states the zone of the writer's local times (`date`: "... 06:47:17 JST 2026")
+	init_trail, // a library's error return passing up through its set-up code (NCCL's `init.cc:N -> R`)
 };
 
 // Which readers a rule applies to.
