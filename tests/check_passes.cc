@@ -112,6 +112,52 @@ START_TEST(relevance_drops_an_xid_of_another_process)
 }
 END_TEST
 
+// The job's last stamped line bounds its end from below only: with no End
+// from Slurm, a kernel fault hours after it (unstamped watchdogs between)
+// stays; with Slurm's End, one after the end is another job's.
+START_TEST(relevance_keeps_a_kernel_fault_after_the_last_stamp_without_slurms_end)
+{
+	for (int end_known = 0; end_known <= 1; end_known++) {
+		fixture f;
+		f.ev.job.start_us = t0;
+		if (end_known)
+			f.ev.job.end_us = t0 + 60 * us_per_s;
+		f.add(failure_class::unknown, event_role::context, -1, 0, 1, f.log);
+		f.add(failure_class::gpu_hardware, event_role::initiating, -1, 4 * 3600, 1, f.kern);
+		event &w = f.add(failure_class::collective_hang, event_role::victim, 3, 0, 9, f.log);
+		w.time_us = no_time;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[1].dropped == (end_known == 1));
+	}
+}
+END_TEST
+
+// A pid the job's own lines name on the node (its launcher stopping that
+// worker) is the job's, though no rank is known for it.
+START_TEST(relevance_keeps_an_xid_of_a_pid_the_jobs_lines_name)
+{
+	for (int named = 0; named <= 1; named++) {
+		fixture f;
+		int host = f.ev.intern_host("dgx0057");
+		rank_info ri;
+		ri.rank = 2;
+		ri.host = host;
+		ri.pid = 77022;
+		f.ev.ranks.add(ri);
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = host;
+		x.captures = {{"gpu_pid", "630199"}};
+		event &stop = f.add(failure_class::unknown, event_role::victim, -1, 60, 7, f.log);
+		stop.host = host;
+		stop.captures = {{"pid", named ? "630199" : "630198"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[0].dropped == (named == 0));
+	}
+}
+END_TEST
+
 START_TEST(relevance_marks_what_the_rank_survived)
 {
 	fixture f;
@@ -1812,6 +1858,8 @@ static Suite *suite()
 	tcase_add_test(t, relevance_drops_kernel_lines_from_before_the_job);
 	tcase_add_test(t, relevance_drops_what_names_another_job);
 	tcase_add_test(t, relevance_drops_an_xid_of_another_process);
+	tcase_add_test(t, relevance_keeps_a_kernel_fault_after_the_last_stamp_without_slurms_end);
+	tcase_add_test(t, relevance_keeps_an_xid_of_a_pid_the_jobs_lines_name);
 	tcase_add_test(t, relevance_marks_what_the_rank_survived);
 	tcase_add_test(t, relevance_reads_what_the_line_says);
 	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);
