@@ -516,6 +516,30 @@ START_TEST(host_resolution_names_the_store_no_client_could_reach)
 }
 END_TEST
 
+// The store's clients could not connect to its server on one host: the
+// launch failure that names no rank is rank 0's, the server's, unless rank 0
+// was itself such a client.
+START_TEST(launch_phase_a_failure_beside_an_unreachable_store_is_rank_0s)
+{
+	for (int rank0_waited = 0; rank0_waited <= 1; rank0_waited++) {
+		fixture f;
+		event &imp = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+		imp.host = -1;
+		for (int r = 1; r <= 3; r++) {
+			event &w = f.add(failure_class::launch_failure, event_role::victim, r == 3 && rank0_waited ? 0 : r, 600, 5 + static_cast<uint64_t>(r));
+			w.captures = {{"store_host", "hpc-g042"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[0];
+		pass_launch_phase(cx);
+		ck_assert_int_eq(cx.d.first_rank, rank0_waited ? -1 : 0);
+		if (!rank0_waited)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "hpc-g042");
+	}
+}
+END_TEST
+
 // Ranks that only waited on a key another should have set name the store
 // the job stated; the store's server waiting for clients names none.
 START_TEST(host_resolution_waits_on_a_key_name_the_stated_store)
@@ -1882,6 +1906,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);
+	tcase_add_test(t, launch_phase_a_failure_beside_an_unreachable_store_is_rank_0s);
 	tcase_add_test(t, host_resolution_waits_on_a_key_name_the_stated_store);
 	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);

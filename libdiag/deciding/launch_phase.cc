@@ -8,6 +8,7 @@
 #include "deciding/context.hh"
 
 #include <set>
+#include <string>
 
 namespace diag {
 
@@ -43,11 +44,56 @@ bool during_startup(const evidence &ev, const event &e)
 	return others;
 }
 
+// A client that timed out connecting to the rendezvous store names the host
+// where its server never listened. The server is global rank 0's (env:// and
+// torchrun's workers start it in rank 0's process): a launch failure that
+// names no rank, with the other ranks such clients of one host and rank 0
+// never one of them, is rank 0's (a rank that failed beside a live server
+// leaves the others waiting on keys, not unable to connect).
+void store_server_rank(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::launch_failure || d.first_rank >= 0 || d.common_mode > 0 || !d.first ||
+	    d.first->rank >= 0 || !d.first->capture("store_host").empty())
+		return;
+	// A node's launcher (torchrun's agent) serves its own store: a failure
+	// on its stream, or a traceback through its code, is the agent's.
+	if (d.first->task >= 0 && !cx.ev.tasks_are_ranks)
+		return;
+	std::string store;
+	int clients = 0;
+	for (const auto &e : cx.ev.events) {
+		if (!e.capture("launcher_frame").empty())
+			return;
+		std::string h = e.capture("store_host");
+		if (e.dropped || h.empty())
+			continue;
+		if (e.rank == 0 || (!store.empty() && h != store))
+			return;
+		store = h;
+		clients++;
+	}
+	bool named = store.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos &&
+		     store.rfind("localhost", 0) != 0 && store.find(':') == std::string::npos;
+	if (clients == 0 || !named)
+		return;
+	int host = cx.ev.intern_host(store);
+	if (d.first->host >= 0 && d.first->host != host)
+		return;
+	d.first_rank = 0;
+	d.borrowed_rank = 0;
+	d.first_host = host;
+	d.rank_singled_out = true;
+	d.notes.push_back("the other ranks could not reach the rendezvous/store server on " + store +
+			  ", which rank 0 starts; the failure that names no rank is rank 0's");
+}
+
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
 {
 	decision &d = cx.d;
+	store_server_rank(cx);
 	if (!((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error) &&
 	      d.first && during_startup(cx.ev, *d.first)))
 		return;
