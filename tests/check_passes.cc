@@ -1138,6 +1138,36 @@ START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
 }
 END_TEST
 
+// Ranks that waited in vain on a key name the store the job stated; but
+// when the store's server waited for its clients itself, it was up: the
+// wait, shared by the nodes of its lines, names the node that never joined.
+START_TEST(host_resolution_a_wait_shared_by_nodes_names_the_node_that_never_joined)
+{
+	for (int server_waited = 0; server_waited <= 1; server_waited++) {
+		fixture f;
+		f.ev.job.nodelist = "n[1-4]";
+		event &m = f.add(failure_class::unknown, event_role::context, -1, 0, 1);
+		m.captures = {{"master_addr", "n1"}};
+		for (const char *h : {"n2", "n3"}) {
+			event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 4);
+			w.host = f.ev.intern_host(h);
+			w.captures = {{"store_key", "/default_pg/0//cuda//0"}};
+		}
+		if (server_waited) {
+			event &sv = f.add(failure_class::launch_failure, event_role::victim, -1, 901, 7, 0, "test.server");
+			sv.host = f.ev.intern_host("n1");
+			sv.captures = {{"store_served", "waiting for clients"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[1];
+		cx.d.first_host = f.ev.events[1].host;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), server_waited ? "n4" : "n1");
+	}
+}
+END_TEST
+
 // Hang structure beyond the watchdogs' own words: the steps ranks logged.
 
 static void step_at(fixture &f, int rank, long long step, const rule *r)
@@ -1930,6 +1960,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_an_abort_after_its_own_fault_is_not_waiting);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
+	tcase_add_test(t, host_resolution_a_wait_shared_by_nodes_names_the_node_that_never_joined);
 	suite_add_tcase(s, t);
 	add_hang_tests(s);
 	add_zone_tests(s);
