@@ -387,6 +387,29 @@ START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
 }
 END_TEST
 
+// The CUDA failure an NCCL error relays as its last error, before any
+// collective completed, is NCCL's own while making the communicator: a
+// launch failure, though the relay names neither rank nor NCCL's init code.
+// The same failure with no NCCL error just above it stays what it is.
+START_TEST(launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure)
+{
+	for (int relayed = 0; relayed <= 1; relayed++) {
+		fixture f;
+		rule nccl_error;
+		nccl_error.family = "nccl";
+		event &x = f.add(failure_class::network, event_role::initiating, -1, 0, relayed ? 7 : 1);
+		x.kind = rule_kind::exception;
+		x.r = &nccl_error;
+		f.add(failure_class::cuda_oom, event_role::initiating, -1, 0, 10);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::cuda_oom;
+		cx.d.first = &f.ev.events[1];
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (relayed ? failure_class::launch_failure : failure_class::cuda_oom));
+	}
+}
+END_TEST
+
 START_TEST(nan_origin_is_the_rank_that_is_different)
 {
 	fixture f;
@@ -1928,6 +1951,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
+	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);

@@ -2,9 +2,10 @@
 // says. Nothing had run yet: no rank reported progress and no collective
 // beyond the first completed. PyTorch creates NCCL communicators at the
 // first collective, so an NCCL transport error then is an NCCL init failure;
-// a CUDA error counts only when NCCL says it failed in its init code or the
-// rank never completed NCCL init while others did (an out-of-memory in the
-// first forward pass is not a launch failure).
+// a CUDA error counts only when NCCL says it failed in its init code, NCCL
+// relays it as its own last error, or the rank never completed NCCL init
+// while others did (an out-of-memory in the first forward pass is not a
+// launch failure).
 #include "deciding/context.hh"
 
 #include <set>
@@ -13,6 +14,18 @@
 namespace diag {
 
 namespace {
+
+// The CUDA failure an NCCL error relays as its last error (the lines right
+// after "NCCL error ..., unhandled system error"): NCCL's own CUDA call.
+// Before any collective completed, NCCL was making the communicator.
+bool relayed_by_nccl(const evidence &ev, const event &e)
+{
+	for (const auto &x : ev.events)
+		if (x.file == e.file && x.line < e.line && e.line - x.line <= 4 && x.rank == e.rank &&
+		    x.kind == rule_kind::exception && x.r && x.r->family == "nccl" && !x.dropped)
+			return true;
+	return false;
+}
 
 bool during_startup(const evidence &ev, const event &e)
 {
@@ -30,7 +43,7 @@ bool during_startup(const evidence &ev, const event &e)
 	// 129") means the link carried traffic: a data-path fault, not init.
 	if (e.cls == failure_class::network)
 		return e.capture("status").empty();
-	if (e.at_startup)
+	if (e.at_startup || relayed_by_nccl(ev, e))
 		return true;
 	if (e.rank < 0)
 		return false;
