@@ -112,6 +112,52 @@ START_TEST(relevance_drops_an_xid_of_another_process)
 }
 END_TEST
 
+// The job's last stamped line bounds its end from below only: with no End
+// from Slurm, a kernel fault hours after it (unstamped watchdogs between)
+// stays; with Slurm's End, one after the end is another job's.
+START_TEST(relevance_keeps_a_kernel_fault_after_the_last_stamp_without_slurms_end)
+{
+	for (int end_known = 0; end_known <= 1; end_known++) {
+		fixture f;
+		f.ev.job.start_us = t0;
+		if (end_known)
+			f.ev.job.end_us = t0 + 60 * us_per_s;
+		f.add(failure_class::unknown, event_role::context, -1, 0, 1, f.log);
+		f.add(failure_class::gpu_hardware, event_role::initiating, -1, 4 * 3600, 1, f.kern);
+		event &w = f.add(failure_class::collective_hang, event_role::victim, 3, 0, 9, f.log);
+		w.time_us = no_time;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[1].dropped == (end_known == 1));
+	}
+}
+END_TEST
+
+// A pid the job's own lines name on the node (its launcher stopping that
+// worker) is the job's, though no rank is known for it.
+START_TEST(relevance_keeps_an_xid_of_a_pid_the_jobs_lines_name)
+{
+	for (int named = 0; named <= 1; named++) {
+		fixture f;
+		int host = f.ev.intern_host("dgx0057");
+		rank_info ri;
+		ri.rank = 2;
+		ri.host = host;
+		ri.pid = 77022;
+		f.ev.ranks.add(ri);
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = host;
+		x.captures = {{"gpu_pid", "630199"}};
+		event &stop = f.add(failure_class::unknown, event_role::victim, -1, 60, 7, f.log);
+		stop.host = host;
+		stop.captures = {{"pid", named ? "630199" : "630198"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[0].dropped == (named == 0));
+	}
+}
+END_TEST
+
 START_TEST(relevance_marks_what_the_rank_survived)
 {
 	fixture f;
@@ -341,6 +387,29 @@ START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
 }
 END_TEST
 
+// The CUDA failure an NCCL error relays as its last error, before any
+// collective completed, is NCCL's own while making the communicator: a
+// launch failure, though the relay names neither rank nor NCCL's init code.
+// The same failure with no NCCL error just above it stays what it is.
+START_TEST(launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure)
+{
+	for (int relayed = 0; relayed <= 1; relayed++) {
+		fixture f;
+		rule nccl_error;
+		nccl_error.family = "nccl";
+		event &x = f.add(failure_class::network, event_role::initiating, -1, 0, relayed ? 7 : 1);
+		x.kind = rule_kind::exception;
+		x.r = &nccl_error;
+		f.add(failure_class::cuda_oom, event_role::initiating, -1, 0, 10);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::cuda_oom;
+		cx.d.first = &f.ev.events[1];
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (relayed ? failure_class::launch_failure : failure_class::cuda_oom));
+	}
+}
+END_TEST
+
 START_TEST(nan_origin_is_the_rank_that_is_different)
 {
 	fixture f;
@@ -466,6 +535,30 @@ START_TEST(host_resolution_names_the_store_no_client_could_reach)
 		cx.d.first_host = f.ev.events[1].host;
 		pass_host_resolution(cx);
 		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), own_failure ? "gpu-r02" : "gpu-r01");
+	}
+}
+END_TEST
+
+// The store's clients could not connect to its server on one host: the
+// launch failure that names no rank is rank 0's, the server's, unless rank 0
+// was itself such a client.
+START_TEST(launch_phase_a_failure_beside_an_unreachable_store_is_rank_0s)
+{
+	for (int rank0_waited = 0; rank0_waited <= 1; rank0_waited++) {
+		fixture f;
+		event &imp = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+		imp.host = -1;
+		for (int r = 1; r <= 3; r++) {
+			event &w = f.add(failure_class::launch_failure, event_role::victim, r == 3 && rank0_waited ? 0 : r, 600, 5 + static_cast<uint64_t>(r));
+			w.captures = {{"store_host", "hpc-g042"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[0];
+		pass_launch_phase(cx);
+		ck_assert_int_eq(cx.d.first_rank, rank0_waited ? -1 : 0);
+		if (!rank0_waited)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "hpc-g042");
 	}
 }
 END_TEST
@@ -1141,6 +1234,36 @@ START_TEST(host_resolution_names_the_node_that_never_joined_a_launch)
 	ck_assert_int_ge(cx.d.first_host, 0);
 	DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "n2");
 	ck_assert_int_eq(cx.d.first_rank, -1);
+}
+END_TEST
+
+// Ranks that waited in vain on a key name the store the job stated; but
+// when the store's server waited for its clients itself, it was up: the
+// wait, shared by the nodes of its lines, names the node that never joined.
+START_TEST(host_resolution_a_wait_shared_by_nodes_names_the_node_that_never_joined)
+{
+	for (int server_waited = 0; server_waited <= 1; server_waited++) {
+		fixture f;
+		f.ev.job.nodelist = "n[1-4]";
+		event &m = f.add(failure_class::unknown, event_role::context, -1, 0, 1);
+		m.captures = {{"master_addr", "n1"}};
+		for (const char *h : {"n2", "n3"}) {
+			event &w = f.add(failure_class::launch_failure, event_role::victim, -1, 900, 4);
+			w.host = f.ev.intern_host(h);
+			w.captures = {{"store_key", "/default_pg/0//cuda//0"}};
+		}
+		if (server_waited) {
+			event &sv = f.add(failure_class::launch_failure, event_role::victim, -1, 901, 7, 0, "test.server");
+			sv.host = f.ev.intern_host("n1");
+			sv.captures = {{"store_served", "waiting for clients"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[1];
+		cx.d.first_host = f.ev.events[1].host;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), server_waited ? "n4" : "n1");
+	}
 }
 END_TEST
 
@@ -1888,6 +2011,8 @@ static Suite *suite()
 	tcase_add_test(t, relevance_drops_kernel_lines_from_before_the_job);
 	tcase_add_test(t, relevance_drops_what_names_another_job);
 	tcase_add_test(t, relevance_drops_an_xid_of_another_process);
+	tcase_add_test(t, relevance_keeps_a_kernel_fault_after_the_last_stamp_without_slurms_end);
+	tcase_add_test(t, relevance_keeps_an_xid_of_a_pid_the_jobs_lines_name);
 	tcase_add_test(t, relevance_marks_what_the_rank_survived);
 	tcase_add_test(t, relevance_reads_what_the_line_says);
 	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);
@@ -1902,6 +2027,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
+	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
@@ -1913,6 +2039,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);
+	tcase_add_test(t, launch_phase_a_failure_beside_an_unreachable_store_is_rank_0s);
 	tcase_add_test(t, host_resolution_waits_on_a_key_name_the_stated_store);
 	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
@@ -1936,6 +2063,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_an_abort_after_its_own_fault_is_not_waiting);
 	tcase_add_test(t, decide_the_rank_missing_from_a_hang_that_had_exited_first_died);
 	tcase_add_test(t, host_resolution_names_the_node_that_never_joined_a_launch);
+	tcase_add_test(t, host_resolution_a_wait_shared_by_nodes_names_the_node_that_never_joined);
 	suite_add_tcase(s, t);
 	add_hang_tests(s);
 	add_zone_tests(s);

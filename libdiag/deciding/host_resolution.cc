@@ -566,6 +566,21 @@ int node_never_joined(const diagnosis_context &cx)
 	return the_silent_node(cx.ev, waiting, 2, false);
 }
 
+// Whether the fault's rule fired on two or more nodes (by host, or by the
+// node of the srun task its line came on).
+bool shared_by_nodes(const diagnosis_context &cx, const event &first)
+{
+	std::set<int> nodes;
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || (e.r ? e.r != first.r : e.rule_id != first.rule_id))
+			continue;
+		int host = e.host >= 0 ? e.host : e.task >= 0 ? node_of_task(cx.ev, e.task) : -1;
+		if (host >= 0)
+			nodes.insert(host);
+	}
+	return nodes.size() >= 2;
+}
+
 // A launch whose only reports come from clients of the rendezvous/store
 // server: those that could not reach it ("... trying to connect to
 // (gpu-r01, 29500)") or waited in vain on a key it should have had (a
@@ -587,6 +602,9 @@ int unreached_store_host(const diagnosis_context &cx)
 			continue;
 		if (std::string m = e.capture("master_addr"); !m.empty())
 			masters.insert(m);
+		// The server waited for clients itself: it was up and served.
+		if (!e.capture("store_served").empty())
+			return -1;
 		if (std::string h = e.capture("store_host"); !h.empty()) {
 			stores.insert(h);
 			clients.insert(node_of(e));
@@ -693,19 +711,23 @@ void pass_host_resolution(diagnosis_context &cx)
 			d.first_host = cx.ev.intern_host(nodes[0]);
 			d.rank_singled_out = true;
 		}
+	bool store_named = false;
 	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.common_mode == 0)
 		if (int store = unreached_store_host(cx); store >= 0 && store != d.first_host &&
 		    (store = named_host(cx.ev, store)) >= 0 && !ip_literal(cx.ev.host_name(store))) {
 			d.first_host = store;
 			d.rank_singled_out = true;
+			store_named = true;
 			d.notes.push_back("the launch failed waiting for the rendezvous/store server on " +
 					  cx.ev.host_name(store) + ", which reported nothing itself");
 		}
 	// Every node that came up waiting alike (common mode) still leaves the
-	// one that never did.
-	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.first_host < 0) {
-		d.first_host = node_never_joined(cx);
-		if (d.first_host >= 0) {
+	// one that never did; so does a wait that the node of its first line
+	// shares with other nodes (that node is one of those who waited).
+	if (d.cls == failure_class::launch_failure && d.first_rank < 0 &&
+	    (d.first_host < 0 || (!store_named && d.first && shared_by_nodes(cx, *d.first)))) {
+		if (int silent = node_never_joined(cx); silent >= 0) {
+			d.first_host = silent;
 			// No rank, but the node to look at: the waits everywhere else
 			// were its doing, not the environment's.
 			d.common_mode = 0;

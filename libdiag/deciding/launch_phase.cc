@@ -2,17 +2,31 @@
 // says. Nothing had run yet: no rank reported progress and no collective
 // beyond the first completed. PyTorch creates NCCL communicators at the
 // first collective, so an NCCL transport error then is an NCCL init failure;
-// a CUDA error counts only when NCCL says it failed in its init code or the
-// rank never completed NCCL init while others did (an out-of-memory in the
-// first forward pass is not a launch failure).
+// a CUDA error counts only when NCCL says it failed in its init code, NCCL
+// relays it as its own last error, or the rank never completed NCCL init
+// while others did (an out-of-memory in the first forward pass is not a
+// launch failure).
 #include "deciding/context.hh"
 
 #include <cstdlib>
 #include <set>
+#include <string>
 
 namespace diag {
 
 namespace {
+
+// The CUDA failure an NCCL error relays as its last error (the lines right
+// after "NCCL error ..., unhandled system error"): NCCL's own CUDA call.
+// Before any collective completed, NCCL was making the communicator.
+bool relayed_by_nccl(const evidence &ev, const event &e)
+{
+	for (const auto &x : ev.events)
+		if (x.file == e.file && x.line < e.line && e.line - x.line <= 4 && x.rank == e.rank &&
+		    x.kind == rule_kind::exception && x.r && x.r->family == "nccl" && !x.dropped)
+			return true;
+	return false;
+}
 
 // NCCL's return trail follows its WARN within a few lines of the same writer.
 constexpr uint64_t trail_lines = 12;
@@ -58,7 +72,7 @@ bool during_startup(const evidence &ev, const event &e)
 	// 129") means the link carried traffic: a data-path fault, not init.
 	if (e.cls == failure_class::network)
 		return e.capture("status").empty();
-	if (startup)
+	if (startup || relayed_by_nccl(ev, e))
 		return true;
 	if (e.rank < 0)
 		return false;
@@ -104,11 +118,56 @@ bool fault_on_init_trail(const diagnosis_context &cx, const event &first)
 	return false;
 }
 
+// A client that timed out connecting to the rendezvous store names the host
+// where its server never listened. The server is global rank 0's (env:// and
+// torchrun's workers start it in rank 0's process): a launch failure that
+// names no rank, with the other ranks such clients of one host and rank 0
+// never one of them, is rank 0's (a rank that failed beside a live server
+// leaves the others waiting on keys, not unable to connect).
+void store_server_rank(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::launch_failure || d.first_rank >= 0 || d.common_mode > 0 || !d.first ||
+	    d.first->rank >= 0 || !d.first->capture("store_host").empty())
+		return;
+	// A node's launcher (torchrun's agent) serves its own store: a failure
+	// on its stream, or a traceback through its code, is the agent's.
+	if (d.first->task >= 0 && !cx.ev.tasks_are_ranks)
+		return;
+	std::string store;
+	int clients = 0;
+	for (const auto &e : cx.ev.events) {
+		if (!e.capture("launcher_frame").empty())
+			return;
+		std::string h = e.capture("store_host");
+		if (e.dropped || h.empty())
+			continue;
+		if (e.rank == 0 || (!store.empty() && h != store))
+			return;
+		store = h;
+		clients++;
+	}
+	bool named = store.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos &&
+		     store.rfind("localhost", 0) != 0 && store.find(':') == std::string::npos;
+	if (clients == 0 || !named)
+		return;
+	int host = cx.ev.intern_host(store);
+	if (d.first->host >= 0 && d.first->host != host)
+		return;
+	d.first_rank = 0;
+	d.borrowed_rank = 0;
+	d.first_host = host;
+	d.rank_singled_out = true;
+	d.notes.push_back("the other ranks could not reach the rendezvous/store server on " + store +
+			  ", which rank 0 starts; the failure that names no rank is rank 0's");
+}
+
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
 {
 	decision &d = cx.d;
+	store_server_rank(cx);
 	// NCCL errors that only relay a failure (ncclInternalError), with no
 	// initiating fault, passed back through NCCL's set-up code before
 	// anything ran: the communicator could not be made.

@@ -69,6 +69,10 @@ void drop_outside_window(diagnosis_context &cx)
 	if (cx.job_start_us == no_time || cx.job_end_us == no_time)
 		return; // nothing to bound the window with: keep all
 	bool start_known = cx.ev.job.start_us != no_time && !cx.ev.job.times_local;
+	// The job's last stamped line bounds its end from below only: unstamped
+	// lines (watchdogs, tracebacks, srun's reports) may follow it by hours.
+	// Only Slurm's End says when the job was over.
+	bool end_known = cx.ev.job.end_us != no_time;
 	for (auto &e : cx.ev.events) {
 		if (!is_kernel(cx.ev, e) || e.time_us == no_time || e.dropped)
 			continue;
@@ -77,7 +81,7 @@ void drop_outside_window(diagnosis_context &cx)
 				       ? kernel_lead_known_start_us +
 						 static_cast<int64_t>(cx.clk.uncertainty(e.host) * static_cast<double>(us_per_s))
 				       : kernel_lead_us;
-		if (e.time_us < cx.job_start_us - lead || e.time_us > cx.job_end_us + kernel_tail_us) {
+		if (e.time_us < cx.job_start_us - lead || (end_known && e.time_us > cx.job_end_us + kernel_tail_us)) {
 			e.dropped = true;
 			e.why_not = "before or after the job";
 		}
@@ -158,6 +162,17 @@ void drop_other_processes(diagnosis_context &cx)
 				known = true;
 				ours = ours || r.second.pid == p;
 			}
+		// A pid the job's own lines name on that node (a launcher stopping
+		// it, a worker's exit) is the job's, rank known or not.
+		for (const auto &x : ev.events) {
+			if (ours)
+				break;
+			if (is_kernel(ev, x) || (x.host >= 0 && x.host != e.host))
+				continue;
+			long long xp;
+			std::string xs = x.capture("pid");
+			ours = x.pid == p || (!xs.empty() && parse_uint_str(xs, xp) && xp == p);
+		}
 		if (known && !ours) {
 			e.dropped = true;
 			e.why_not = "names pid " + pid + ", none of the job's processes on that node";

@@ -1151,6 +1151,11 @@ class Scenario:
         rng = self.rng
         self.t_init = self.t_start + rng.uniform(15, 120)
         self.tsuffix = "%08x" % rng.getrandbits(32)
+        if self.cls == "launch_failure":
+            # The launch's shape is known before the header: a store port that srun's
+            # rank 0 failed to bind needs srun to have started every rank, and the
+            # header (srun's command line, torchrun's banner) must say so.
+            self.launch_setup()
         self.header()
         self.nccl_init()
         cls = self.cls
@@ -1703,22 +1708,28 @@ class Scenario:
         self.set_first(c, self.t0)
         return self.teardown(c, self.t0, 1, "Exited with exit code 1", None)
 
-    def story_launch(self):
+    def launch_setup(self):
         rng = self.rng
         kinds = ["eaddrinuse", "nccl_init", "nccl_init", "import_all", "import_one", "rendezvous"]
         kind = self.variant or rng.choice(kinds)
         if kind == "rendezvous" and len(self.nodes) < 2:
             kind = "import_all"     # a one-node job cannot wait for a missing node
+        self.launch_kind = kind
+        if kind == "eaddrinuse":
+            self.launch = "srun"
+            if self.prefix in ("torchrun", "mixed"):
+                self.label = self.prefix == "mixed"
+                self.tee = False
+
+    def story_launch(self):
+        rng = self.rng
+        kind = self.launch_kind
         self.notes.append("launch kind %s" % kind)
         t = self.t_init
         self.t0 = t
         self.C = self.E = 0
         self.last_step = 0
         if kind == "eaddrinuse":
-            self.launch = "srun" if self.launch != "srun" else self.launch
-            if self.prefix in ("torchrun", "mixed"):
-                self.label = self.prefix == "mixed"
-                self.tee = False
             c = self.ranks[0]
             self.set_first(c, t)
             exc = ["torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use"]
