@@ -410,6 +410,28 @@ START_TEST(aligned_clocks_keep_their_order)
 }
 END_TEST
 
+START_TEST(container_runtime_failing_one_task_is_a_launch_failure)
+{
+	// One srun task's container never started (its runtime's own words);
+	// the others then wait at the store for the client that never came.
+	bundle b;
+	std::string log = "+ srun -l apptainer exec --nv /images/pt.sif python train.py\n";
+	for (int r = 0; r < 4; r++)
+		if (r != 2)
+			log += std::to_string(r) + ": INFO:    underlay of /usr/bin/nvidia-smi required more than 50 (512) bind mounts\n";
+	log += "2: FATAL:   container creation failed: mount /proc/self/fd/3->/var/apptainer/mnt/session/rootfs error: "
+	       "while mounting image /proc/self/fd/3: failed to mount squashfs filesystem: invalid argument\n"
+	       "srun: error: node02: task 2: Exited with exit code 255\n"
+	       "0: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients joined.\n"
+	       "srun: error: node01: tasks 0-1: Exited with exit code 1\n"
+	       "srun: error: node02: task 3: Exited with exit code 1\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
+	ck_assert_int_eq(v.first_rank, 2);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -431,6 +453,7 @@ static Suite *suite()
 	tcase_add_test(t, skewed_clocks_are_corrected);
 	tcase_add_test(t, no_anchor_means_no_pretended_order);
 	tcase_add_test(t, aligned_clocks_keep_their_order);
+	tcase_add_test(t, container_runtime_failing_one_task_is_a_launch_failure);
 	suite_add_tcase(s, t);
 	return s;
 }
