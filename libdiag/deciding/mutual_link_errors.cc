@@ -3,7 +3,9 @@
 // lose node B, B's lose A), the link between them or the fabric failed and
 // no end stands apart: nobody is singled out. One host that every other
 // reporting host names (and only it) is the end that failed; so is the
-// host whose trouble clearly began first.
+// host whose trouble clearly began first, or the one end whose ranks
+// report a network fault of their own where the others report only a
+// victim's "remote process exited or network error".
 #include "deciding/context.hh"
 
 #include <algorithm>
@@ -22,12 +24,19 @@ struct link_report {
 	int peer_host;    // that address's host, -1 when no line says
 };
 
+// The reporting host, one id per machine: a prefix that is an address
+// NCCL says a named host uses (pdsh's "10.72.0.1: ") is that host.
 int host_of(const evidence &ev, const event &e)
 {
-	if (e.host >= 0)
-		return e.host;
-	const rank_info *ri = e.rank >= 0 ? ev.ranks.by_rank(e.rank) : nullptr;
-	return ri ? ri->host : -1;
+	int host = e.host;
+	if (host < 0) {
+		const rank_info *ri = e.rank >= 0 ? ev.ranks.by_rank(e.rank) : nullptr;
+		host = ri ? ri->host : -1;
+	}
+	if (host < 0)
+		return -1;
+	int named = host_with_address(ev, ev.host_name(host));
+	return named >= 0 ? named : host;
 }
 
 // Both ends of a link that fails at once time out on their own transport
@@ -84,6 +93,7 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 	std::vector<link_report> reports;
 	std::set<int> reporters;
 	std::set<std::string> peers;
+	std::set<int> own_fault; // hosts with a network fault that names no peer
 	for (const auto &e : ev.events) {
 		if (e.dropped || e.decoy)
 			continue;
@@ -95,8 +105,15 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 			continue;
 		std::string peer = peer_address(e.capture("peer"));
 		int host = host_of(ev, e);
-		if (peer.empty() || host < 0)
+		if (host < 0)
 			continue;
+		if (peer.empty()) {
+			// A fault of its own beside the lost peers ("unhandled system
+			// error" where the other end says "remote process exited or
+			// network error", a victim's words).
+			own_fault.insert(host);
+			continue;
+		}
 		reports.push_back(link_report{&e, host, peer, host_with_address(ev, peer)});
 		reporters.insert(host);
 		peers.insert(peer);
@@ -105,6 +122,12 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 	if (reporters.size() < 2 || peers.size() < 2)
 		return;
 	if (one_end_first(cx, reporters))
+		return;
+	// One end says it failed itself, the others only that they lost it.
+	size_t own_ends = 0;
+	for (int h : reporters)
+		own_ends += own_fault.count(h);
+	if (own_ends == 1)
 		return;
 	std::map<int, std::set<int>> named_by; // peer host -> reporting hosts naming it
 	for (const auto &r : reports)

@@ -109,7 +109,9 @@ int host_with_address(const evidence &ev, const std::string &address)
 		return -1;
 	int host = -1;
 	for (const auto &e : ev.events) {
-		if (e.host < 0 || e.capture("host_ip") != address)
+		// A line whose host is named by the address itself (pdsh's
+		// "10.1.2.4: " prefix) says nothing about whose it is.
+		if (e.host < 0 || e.capture("host_ip") != address || ev.host_name(e.host) == address)
 			continue;
 		if (host >= 0 && host != e.host)
 			return -1;
