@@ -59,6 +59,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \
 	%reldir%/deciding/host_resolution.cc \
 	%reldir%/deciding/peer_fault.cc \
+	%reldir%/deciding/mutual_link_errors.cc \
 	%reldir%/deciding/xid_meaning.cc \
 	%reldir%/deciding/relevance.cc \
 	%reldir%/deciding/slurm_last_word.cc \

@@ -410,6 +410,58 @@ START_TEST(aligned_clocks_keep_their_order)
 }
 END_TEST
 
+START_TEST(container_runtime_failing_one_task_is_a_launch_failure)
+{
+	// One srun task's container never started (its runtime's own words);
+	// the others then wait at the store for the client that never came.
+	bundle b;
+	std::string log = "+ srun -l apptainer exec --nv /images/pt.sif python train.py\n";
+	for (int r = 0; r < 4; r++)
+		if (r != 2)
+			log += std::to_string(r) + ": INFO:    underlay of /usr/bin/nvidia-smi required more than 50 (512) bind mounts\n";
+	log += "2: FATAL:   container creation failed: mount /proc/self/fd/3->/var/apptainer/mnt/session/rootfs error: "
+	       "while mounting image /proc/self/fd/3: failed to mount squashfs filesystem: invalid argument\n"
+	       "srun: error: node02: task 2: Exited with exit code 255\n"
+	       "0: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients joined.\n"
+	       "srun: error: node01: tasks 0-1: Exited with exit code 1\n"
+	       "srun: error: node02: task 3: Exited with exit code 1\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
+	ck_assert_int_eq(v.first_rank, 2);
+}
+END_TEST
+
+START_TEST(same_unlabelled_error_on_every_process_singles_out_nobody)
+{
+	// Four processes on one unlabelled stdout fail alike, each with the
+	// same two-line NCCL message closing its traceback; torchrun's "Root
+	// Cause" block then names whichever it saw first: arbitrary.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 4; r++)
+		log += "Traceback (most recent call last):\n"
+		       "  File \"./tools/train.py\", line 216, in main\n"
+		       "    dist.barrier()\n"
+		       "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:911, invalid usage, NCCL version 2.7.8\n"
+		       "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n";
+	log += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1187) of binary: "
+	       "/opt/conda/bin/python\n"
+	       "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+	       "Failures:\n";
+	for (int r = 1; r < 4; r++)
+		log += "[" + std::to_string(r) + "]:\n  time      : 2026-03-12_09:14:09\n  host      : box01\n  rank      : " +
+		       std::to_string(r) + " (local_rank: " + std::to_string(r) + ")\n  exitcode  : 1 (pid: " +
+		       std::to_string(1187 + r) + ")\n";
+	log += "Root Cause (first observed failure):\n[0]:\n  time      : 2026-03-12_09:14:09\n  host      : box01\n"
+	       "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 1187)\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
+	ck_assert_int_eq(v.first_rank, -1);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -431,6 +483,8 @@ static Suite *suite()
 	tcase_add_test(t, skewed_clocks_are_corrected);
 	tcase_add_test(t, no_anchor_means_no_pretended_order);
 	tcase_add_test(t, aligned_clocks_keep_their_order);
+	tcase_add_test(t, container_runtime_failing_one_task_is_a_launch_failure);
+	tcase_add_test(t, same_unlabelled_error_on_every_process_singles_out_nobody);
 	suite_add_tcase(s, t);
 	return s;
 }

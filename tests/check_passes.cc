@@ -1664,6 +1664,64 @@ START_TEST(peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll)
 }
 END_TEST
 
+// Link errors from both ends, each naming the other's address, at once:
+// nobody stands apart. With a third host that both others name (and that
+// names one of them back), that host is the end that failed; so is the end
+// whose error came a minute before the other's, and the one end with a
+// network fault of its own beside them. A pdsh prefix that is a host's
+// address is that host, not a third reporter.
+START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
+{
+	enum { at_once, third_host, a_minute_first, own_fault, address_prefix, variants };
+	for (int variant = 0; variant < variants; variant++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2"), c = f.ev.intern_host("node3");
+		says_address(f, 0, a, "10.0.0.1", 1);
+		says_address(f, 8, b, "10.0.0.2", 2);
+		says_address(f, 16, c, "10.0.0.3", 3);
+		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
+			event &e = f.add(failure_class::network, event_role::initiating, rank, secs, line, f.log, "nccl.ib_completion");
+			e.host = host;
+			e.captures = {{"peer", peer}, {"status", "12"}};
+			return e;
+		};
+		if (variant == third_host) {
+			link_error(3, a, "10.0.0.3<52116>", 0, 40);
+			link_error(9, b, "10.0.0.3<52119>", 0.1, 41);
+			link_error(20, c, "10.0.0.1<52114>", 0.2, 42);
+		} else {
+			link_error(3, a, "10.0.0.2<52116>", 0, 40);
+			link_error(14, b, "10.0.0.1<52119>", variant == a_minute_first ? 60 : 0.2, 41);
+		}
+		if (variant == own_fault)
+			f.add(failure_class::network, event_role::initiating, 3, 0, 39, f.log, "nccl.unhandled_system_error").host = a;
+		if (variant == address_prefix) {
+			// Node1's own line under pdsh's "10.0.0.1: " prefix, its RoCE
+			// localGid giving the same address.
+			event &e = link_error(-1, f.ev.intern_host("10.0.0.1"), "10.0.0.2<52117>", 0.1, 43);
+			e.captures.emplace_back("host_ip", "10.0.0.1");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[3];
+		cx.d.first_rank = 3;
+		cx.d.first_host = a;
+		cx.d.rank_singled_out = true;
+		pass_mutual_link_errors(cx);
+		if (variant == a_minute_first || variant == own_fault) {
+			ck_assert_int_eq(cx.d.first_rank, 3); // its end went first
+			ck_assert_int_eq(cx.d.first_host, a);
+		} else if (variant == third_host) {
+			ck_assert_int_eq(cx.d.first_host, c);
+			ck_assert_int_eq(cx.d.first_rank, 20);
+		} else {
+			ck_assert_msg(cx.d.first_rank == -1 && cx.d.first_host == -1 && !cx.d.rank_singled_out,
+				      "variant %d: rank %d host %d", variant, cx.d.first_rank, cx.d.first_host);
+		}
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -1680,6 +1738,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
+	tcase_add_test(t, mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all);
 	suite_add_tcase(s, t);
 }
 

@@ -60,6 +60,7 @@ void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is 
 void pass_stall_report(diagnosis_context &cx);     // stall_report.cc: the ranks a stall report names missing
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
 void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
+void pass_mutual_link_errors(diagnosis_context &cx); // mutual_link_errors.cc: link errors naming each other's ends
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
 void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
@@ -71,6 +72,8 @@ bool job_level(failure_class c);
 bool names_failed_node(const evidence &ev, const event &e);
 // The host that uses an address (NCCL's Bootstrap lines; peer_fault.cc).
 int host_with_address(const evidence &ev, const std::string &address);
+// A network error's peer capture as the address alone (peer_fault.cc).
+std::string peer_address(std::string peer);
 // Whether a is earlier than b on the common clock (unknown times last).
 bool earlier_event(const event &a, const event &b);
 

@@ -12,10 +12,8 @@
 
 namespace diag {
 
-namespace {
-
 // "10.1.2.4<41222>", "fe80::1%ib0<53249>": the address alone.
-std::string address_of(std::string peer)
+std::string peer_address(std::string peer)
 {
 	size_t lt = peer.find('<');
 	if (lt != std::string::npos)
@@ -25,6 +23,8 @@ std::string address_of(std::string peer)
 		peer.resize(pct);
 	return peer;
 }
+
+namespace {
 
 bool kernel_link_fault(const evidence &ev, const event &e, int host)
 {
@@ -109,7 +109,9 @@ int host_with_address(const evidence &ev, const std::string &address)
 		return -1;
 	int host = -1;
 	for (const auto &e : ev.events) {
-		if (e.host < 0 || e.capture("host_ip") != address)
+		// A line whose host is named by the address itself (pdsh's
+		// "10.1.2.4: " prefix) says nothing about whose it is.
+		if (e.host < 0 || e.capture("host_ip") != address || ev.host_name(e.host) == address)
 			continue;
 		if (host >= 0 && host != e.host)
 			return -1;
@@ -126,12 +128,12 @@ void pass_peer_fault(diagnosis_context &cx)
 	// a traceback) still names its peer.
 	if (!d.first || d.cls != failure_class::network)
 		return;
-	std::string peer = address_of(d.first->capture("peer"));
+	std::string peer = peer_address(d.first->capture("peer"));
 	// A generic error ("unhandled system error") right after its own
 	// socket to a peer was reset or closed: the other end went first.
 	const event *closed = peer.empty() ? socket_closed_before(cx, *d.first) : nullptr;
 	if (closed)
-		peer = address_of(closed->capture("peer"));
+		peer = peer_address(closed->capture("peer"));
 	int at = host_with_address(ev, peer);
 	if (closed && at < 0 && !peer.empty()) {
 		d.notes.push_back("rank " + std::to_string(d.first->rank) + "'s network error follows its socket to " + peer +

@@ -4,6 +4,11 @@ namespace diag {
 
 namespace {
 constexpr uint32_t keep_per_writer = 3;
+// An exception closing a traceback ends a process: unlabelled output of
+// many processes repeats it once per process, and common mode counts them
+// (one stdout for a whole node). Still bounded: a loop of caught
+// tracebacks must not fill memory.
+constexpr uint32_t keep_process_ends_per_writer = 64;
 }
 
 int evidence::intern_host(std::string_view name)
@@ -31,10 +36,13 @@ long evidence::add(event &&e)
 	const std::string &id = e.r ? e.r->id : e.rule_id;
 	std::string writer = id + "|" + std::to_string(e.rank) + "|" + std::to_string(e.task) + "|" +
 			     std::to_string(e.local_rank) + "|" + std::to_string(e.host) + "|" + std::to_string(e.pid);
+	bool process_end = !e.capture("traceback_line").empty();
+	if (process_end)
+		writer += "|end";
 	uint32_t &kept = ev_kept[writer];
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
-	if (!always && kept >= keep_per_writer)
+	if (!always && kept >= (process_end ? keep_process_ends_per_writer : keep_per_writer))
 		return -1;
 	kept++;
 	e.order = ev_order++;
