@@ -265,7 +265,7 @@ START_TEST(compiled_cache_is_the_users_own)
 
 	// Where: named, none, or the user's own cache (root: only when named).
 	setenv("DENPEX_CACHE_DIR", "/some/dir", 1);
-	ck_assert_str_eq(compiled_cache::directory().c_str(), "/some/dir");
+	DIAG_CK_STR_EQ(compiled_cache::directory(), "/some/dir");
 	setenv("DENPEX_CACHE_DIR", "relative/dir", 1);
 	ck_assert(compiled_cache::directory().empty());
 	unsetenv("DENPEX_CACHE_DIR");
@@ -273,8 +273,8 @@ START_TEST(compiled_cache_is_the_users_own)
 	const char *home = getenv("HOME");
 	const std::string saved_home = home ? home : "";
 	setenv("HOME", "/home/someone", 1);
-	ck_assert_str_eq(compiled_cache::directory().c_str(),
-			 geteuid() == 0 || geteuid() != getuid() ? "" : "/home/someone/.cache/denpex");
+	DIAG_CK_STR_EQ(compiled_cache::directory(),
+		       geteuid() == 0 || geteuid() != getuid() ? "" : "/home/someone/.cache/denpex");
 	if (home)
 		setenv("HOME", saved_home.c_str(), 1);
 	else
