@@ -279,6 +279,19 @@ START_TEST(common_mode_needs_three_ranks_at_once)
 }
 END_TEST
 
+// The passes up to launch_phase on what a test set up, in diagnose()'s order
+// (common mode left out where a test holds launch_phase apart from it).
+static decision through_launch_phase(fixture &f, bool common_mode = true)
+{
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_fault_choice(cx);
+	if (common_mode)
+		pass_common_mode(cx);
+	pass_decide(cx);
+	pass_launch_phase(cx);
+	return cx.d;
+}
+
 static void watchdog(fixture &f, int rank, long long seq, const std::string &op, const std::string &numel)
 {
 	event &e = f.add(failure_class::collective_hang, event_role::victim, rank, 600, 100 + static_cast<uint64_t>(rank));
@@ -373,17 +386,11 @@ START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
 {
 	fixture f;
 	f.add(failure_class::network, event_role::initiating, 1, 0, 3);
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_fault_choice(cx);
-	pass_decide(cx);
-	pass_launch_phase(cx);
-	ck_assert(cx.d.cls == failure_class::launch_failure);
+	const decision d = through_launch_phase(f, false);
+	ck_assert(d.cls == failure_class::launch_failure);
 	f.ev.last_progress[writer_key(f.log, 0)] = 2; // something had run
-	diagnosis_context cy(f.ev, f.kn, f.clk, f.fr);
-	pass_fault_choice(cy);
-	pass_decide(cy);
-	pass_launch_phase(cy);
-	ck_assert(cy.d.cls == failure_class::network);
+	const decision d2 = through_launch_phase(f, false);
+	ck_assert(d2.cls == failure_class::network);
 }
 END_TEST
 
@@ -841,11 +848,8 @@ START_TEST(launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_pro
 		event &e = f.add(failure_class::cuda_error, event_role::initiating, 1, 0, 30);
 		e.at_startup = at_startup; // "init.cc:1132 NCCL WARN Cuda failure ..."
 		f.ev.last_progress[writer_key(f.log, 0)] = 20; // a progress bar ran before
-		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-		pass_fault_choice(cx);
-		pass_decide(cx);
-		pass_launch_phase(cx);
-		ck_assert(cx.d.cls == (at_startup ? failure_class::launch_failure : failure_class::cuda_error));
+		const decision d = through_launch_phase(f, false);
+		ck_assert(d.cls == (at_startup ? failure_class::launch_failure : failure_class::cuda_error));
 	}
 }
 END_TEST
@@ -1055,24 +1059,16 @@ START_TEST(launch_phase_two_ranks_failing_alike_single_out_nobody)
 	fixture f;
 	f.add(failure_class::network, event_role::initiating, 0, 0, 3, 0, "nccl.system");
 	f.add(failure_class::network, event_role::initiating, 9, 0.2, 9, 0, "nccl.system");
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_fault_choice(cx);
-	pass_common_mode(cx);
-	pass_decide(cx);
-	pass_launch_phase(cx);
-	ck_assert(cx.d.cls == failure_class::launch_failure);
-	ck_assert_int_eq(cx.d.first_rank, -1);
+	const decision d = through_launch_phase(f);
+	ck_assert(d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(d.first_rank, -1);
 	// One rank's own init failure, the others' different: that rank.
 	fixture g;
 	g.add(failure_class::network, event_role::initiating, 5, 0, 3, 0, "nccl.system");
 	g.add(failure_class::network, event_role::victim, 1, 2, 9, 0, "nccl.remote");
-	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
-	pass_fault_choice(cy);
-	pass_common_mode(cy);
-	pass_decide(cy);
-	pass_launch_phase(cy);
-	ck_assert(cy.d.cls == failure_class::launch_failure);
-	ck_assert_int_eq(cy.d.first_rank, 5);
+	const decision d2 = through_launch_phase(g);
+	ck_assert(d2.cls == failure_class::launch_failure);
+	ck_assert_int_eq(d2.first_rank, 5);
 }
 END_TEST
 
@@ -1088,11 +1084,8 @@ START_TEST(launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure)
 		event &t = f.add(failure_class::unknown, event_role::context, 1, 0, variant == 2 ? 40 : 14);
 		t.kind = rule_kind::init_trail;
 		t.pid = variant == 1 ? 4200 : 4100; // another process's trail, or one far after
-		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-		pass_fault_choice(cx);
-		pass_decide(cx);
-		pass_launch_phase(cx);
-		ck_assert(cx.d.cls == (variant == 0 ? failure_class::launch_failure : failure_class::filesystem));
+		const decision d = through_launch_phase(f, false);
+		ck_assert(d.cls == (variant == 0 ? failure_class::launch_failure : failure_class::filesystem));
 	}
 }
 END_TEST
@@ -1122,13 +1115,9 @@ START_TEST(launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody)
 	fixture f;
 	f.add(failure_class::launch_failure, event_role::initiating, 3, 0, 3, 0, "nccl.init");
 	f.add(failure_class::launch_failure, event_role::initiating, 1, 0.1, 9, 0, "nccl.init");
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_fault_choice(cx);
-	pass_common_mode(cx);
-	pass_decide(cx);
-	pass_launch_phase(cx);
-	ck_assert(cx.d.cls == failure_class::launch_failure);
-	ck_assert_int_eq(cx.d.first_rank, -1);
+	const decision d = through_launch_phase(f);
+	ck_assert(d.cls == failure_class::launch_failure);
+	ck_assert_int_eq(d.first_rank, -1);
 	// After training ran, a launch-class fault is left as it was chosen.
 	fixture g;
 	g.add(failure_class::launch_failure, event_role::initiating, 3, 0, 3, 0, "nccl.init");
