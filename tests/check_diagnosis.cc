@@ -71,8 +71,7 @@ START_TEST(cuda_oom_beats_the_flood_of_timeouts)
 	b.file("job.out", log);
 	b.file("sacct.txt", sacct_failed);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_oom");
-	ck_assert_int_eq(v.first_rank, 5);
+	DIAG_CK_VERDICT(v, "cuda_oom", 5);
 	ck_assert_uint_eq(v.victims.size(), 7);
 	ck_assert(v.action == action_kind::reduce_memory);
 	DIAG_CK_STR_EQ(v.job_id, "900");
@@ -97,8 +96,7 @@ START_TEST(caught_traceback_is_a_decoy)
 			log += watchdog(r, "04:11:29.100000000", 500, 500, 499);
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
-	ck_assert_int_eq(v.first_rank, 6);
+	DIAG_CK_VERDICT(v, "python_exception", 6);
 }
 END_TEST
 
@@ -124,8 +122,7 @@ START_TEST(chained_exceptions_are_one_failure)
 	       "ValueError: not enough values to unpack (expected 4, got 3)\n";
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
-	ck_assert_int_eq(v.first_rank, 1);
+	DIAG_CK_VERDICT(v, "python_exception", 1);
 	DIAG_CK_STR_EQ(v.first_host, "ws-p04");
 	ck_assert(v.first_line.find("not enough values") != std::string::npos);
 }
@@ -145,8 +142,7 @@ START_TEST(traceback_header_names_its_rank)
 	       "RuntimeError: CUDA error: an illegal memory access was encountered\n";
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_error");
-	ck_assert_int_eq(v.first_rank, 5);
+	DIAG_CK_VERDICT(v, "cuda_error", 5);
 	DIAG_CK_STR_EQ(v.first_host, "gpu-g01");
 }
 END_TEST
@@ -179,8 +175,7 @@ START_TEST(one_nodes_interleaved_tracebacks_name_the_node)
 	       "  rank      : 4 (local_rank: 0)\n  exitcode  : 1 (pid: 6004)\n";
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
-	ck_assert_int_eq(v.first_rank, -1);
+	DIAG_CK_VERDICT(v, "filesystem", -1);
 	DIAG_CK_STR_EQ(v.first_host, "gpu-w02");
 }
 END_TEST
@@ -207,8 +202,7 @@ START_TEST(handled_traceback_ending_in_a_fault_line_is_a_decoy)
 			log += watchdog(r, "04:11:29.100000000", 500, 500, 499);
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
-	ck_assert_int_eq(v.first_rank, 6);
+	DIAG_CK_VERDICT(v, "python_exception", 6);
 }
 END_TEST
 
@@ -220,8 +214,7 @@ START_TEST(hang_suspect_is_the_rank_that_enqueued_least)
 		log += watchdog(r, "04:11:29.10000000" + std::to_string(r), r == 3 ? 811 : 812, r == 3 ? 811 : 812, 811);
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
-	ck_assert_int_eq(v.first_rank, 3);
+	DIAG_CK_VERDICT(v, "collective_hang", 3);
 	ck_assert(v.has_first);
 }
 END_TEST
@@ -252,8 +245,7 @@ START_TEST(missing_rank_in_a_known_world)
 			log += watchdog(r, "04:11:29.10000000" + std::to_string(r), 812, 812, 811);
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
-	ck_assert_int_eq(v.first_rank, 6);
+	DIAG_CK_VERDICT(v, "collective_hang", 6);
 	DIAG_CK_STR_EQ(v.first_host, "node02");
 }
 END_TEST
@@ -285,8 +277,7 @@ START_TEST(xid_finds_its_rank_by_bus_id)
 	b.file("kern.node02.log", "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:2a:00): 79, pid=2005, name=python, GPU has fallen off the bus.\n");
 	b.file("sacct.txt", sacct_failed);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
-	ck_assert_int_eq(v.first_rank, 5);
+	DIAG_CK_VERDICT(v, "gpu_hardware", 5);
 	DIAG_CK_STR_EQ(v.first_host, "node02");
 	ck_assert(v.action == action_kind::drain_node);
 }
@@ -304,8 +295,7 @@ START_TEST(xid_154_recovery_action_is_honoured)
 	       "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:3a:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n");
 	b.file("sacct.txt", sacct_failed);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
-	ck_assert_int_eq(v.first_rank, 2);
+	DIAG_CK_VERDICT(v, "gpu_hardware", 2);
 	ck_assert(v.action == action_kind::drain_node);
 }
 END_TEST
@@ -318,8 +308,7 @@ START_TEST(stale_kernel_messages_are_ignored)
 	b.file("kern.node01.log", "[Mon Oct 19 04:02:58 2026] NVRM: Xid (PCI:0000:3a:00): 79, pid=1, name=python, GPU has fallen off the bus.\n");
 	b.file("sacct.txt", sacct_failed);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
-	ck_assert_int_eq(v.first_rank, 1);
+	DIAG_CK_VERDICT(v, "python_exception", 1);
 }
 END_TEST
 
@@ -338,8 +327,7 @@ START_TEST(oom_killer_pid_maps_to_rank)
 	       "2026-10-26T04:02:58.310000+00:00 node02 kernel: Out of memory: Killed process 4007 (python) total-vm:98765432kB, anon-rss:87654321kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:170000kB oom_score_adj:0\n");
 	b.file("sacct.txt", sacct_failed);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "host_oom");
-	ck_assert_int_eq(v.first_rank, 7);
+	DIAG_CK_VERDICT(v, "host_oom", 7);
 	DIAG_CK_STR_EQ(v.first_host, "node02");
 }
 END_TEST
@@ -427,8 +415,7 @@ START_TEST(container_runtime_failing_one_task_is_a_launch_failure)
 	       "srun: error: node02: task 3: Exited with exit code 1\n";
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
-	ck_assert_int_eq(v.first_rank, 2);
+	DIAG_CK_VERDICT(v, "launch_failure", 2);
 }
 END_TEST
 
@@ -457,8 +444,7 @@ START_TEST(same_unlabelled_error_on_every_process_singles_out_nobody)
 	       "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 1187)\n";
 	b.file("job.out", log);
 	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
-	ck_assert_int_eq(v.first_rank, -1);
+	DIAG_CK_VERDICT(v, "launch_failure", -1);
 }
 END_TEST
 

@@ -44,3 +44,10 @@ inline void ck_init_analysis(diag::analysis &an, diag::pipeline_options po = {})
 	std::string err;
 	ck_assert_msg(an.init(po, err), "%s", err.c_str());
 }
+
+// A verdict's class and first rank, asserted where the test states them.
+#define DIAG_CK_VERDICT(v, cls_name, rank)                                     \
+	do {                                                                   \
+		DIAG_CK_STR_EQ(std::string(class_name((v).cls)), cls_name);    \
+		ck_assert_int_eq((v).first_rank, rank);                        \
+	} while (0)
