@@ -1005,6 +1005,29 @@ START_TEST(common_mode_counts_tracebacks_under_one_label)
 }
 END_TEST
 
+// One rank's tracebacks from processes told apart by pid (Ray retrying the
+// worker, each attempt running out of memory alike) are its restarts, one
+// after another: one rank, not three processes at once.
+START_TEST(common_mode_counts_a_ranks_restarts_once)
+{
+	for (int with_pids = 0; with_pids <= 1; with_pids++) {
+		fixture f;
+		for (int i = 0; i < 3; i++) {
+			event &e = f.add(failure_class::cuda_oom, event_role::initiating, 1, 0.1 * i,
+					 10 + 5 * static_cast<uint64_t>(i), 0, "cuda.oom_exception");
+			e.kind = rule_kind::exception;
+			e.captures = {{"traceback_line", std::to_string(6 + 5 * i)}};
+			if (with_pids)
+				e.pid = 4311 + 259 * i;
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, with_pids ? 0 : 3);
+	}
+}
+END_TEST
+
 // One rank's traceback relayed by every rank (DCP's "(RANK 6)") is that
 // rank's one failure, however many print it.
 START_TEST(common_mode_does_not_count_relayed_tracebacks)
@@ -2104,6 +2127,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);
+	tcase_add_test(t, common_mode_counts_a_ranks_restarts_once);
 	tcase_add_test(t, common_mode_does_not_count_relayed_tracebacks);
 	tcase_add_test(t, common_mode_every_rank_of_a_small_job_at_launch);
 	tcase_add_test(t, launch_phase_two_ranks_failing_alike_single_out_nobody);

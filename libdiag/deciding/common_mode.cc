@@ -41,7 +41,10 @@ void pass_common_mode(diagnosis_context &cx)
 	int unranked = 0;
 	// Each traceback ends one process, also where many share one label
 	// (a node's torchrun agent under srun --label relays all its workers).
+	// But a rank runs one process at a time: its tracebacks from processes
+	// told apart by pid are its restarts (Ray's retries), one rank.
 	size_t tracebacks = 0;
+	std::set<int> restarted;
 	for (const auto &c : cx.cands) {
 		if (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id)
 			continue;
@@ -53,7 +56,8 @@ void pass_common_mode(diagnosis_context &cx)
 		if (together) {
 			// One rank's traceback every rank prints (DCP's "(RANK 6)")
 			// ends none of theirs.
-			if (process_end && c.e->capture("relayed").empty())
+			if (process_end && c.e->capture("relayed").empty() &&
+			    (c.e->rank < 0 || c.e->pid < 0 || restarted.insert(c.e->rank).second))
 				tracebacks++;
 			if (c.e->rank >= 0)
 				same.insert(c.e->rank);
