@@ -31,6 +31,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/text_log_reader.hh %reldir%/reading/text_log_reader.cc \
 	%reldir%/reading/event_scan.hh %reldir%/reading/event_scan.cc %reldir%/reading/timed_filter.hh \
 	%reldir%/reading/file_prefetch.hh %reldir%/reading/file_prefetch.cc \
+	%reldir%/reading/fd_io.hh %reldir%/reading/fd_io.cc \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
 	%reldir%/reading/slurm_nodelist.hh %reldir%/reading/slurm_nodelist.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \

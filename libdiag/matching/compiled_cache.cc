@@ -1,5 +1,7 @@
 #include "matching/compiled_cache.hh"
 
+#include "reading/fd_io.hh"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -13,27 +15,6 @@ namespace diag::compiled_cache {
 namespace {
 
 constexpr char magic[] = "denpex-cache 1\n";
-
-class fd_holder {
-public:
-	explicit fd_holder(int fd) : fh_fd(fd) {}
-	~fd_holder()
-	{
-		if (fh_fd >= 0)
-			close(fh_fd);
-	}
-	fd_holder(const fd_holder &) = delete;
-	fd_holder &operator=(const fd_holder &) = delete;
-	int get() const { return fh_fd; }
-	int release()
-	{
-		int fd = fh_fd;
-		fh_fd = -1;
-		return fd;
-	}
-private:
-	int fh_fd;
-};
 
 // The user's own and no one else's to write.
 bool own(const struct stat &st)
@@ -95,24 +76,10 @@ uint64_t checksum(const char *p, size_t n)
 	return h;
 }
 
-bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= static_cast<size_t>(w);
-	}
-	return true;
-}
-
 // Writes the file in the directory dirfd (taken and closed).
 bool store_in(int dirfd, const std::string &name, const std::string &key, const std::string &bytes)
 {
-	fd_holder d(dirfd);
+	unique_fd d(dirfd);
 	if (d.get() < 0)
 		return false;
 	const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".tmp";
@@ -154,10 +121,10 @@ bool load(const std::string &dir, const std::string &name, const std::string &ke
 	bytes.clear();
 	if (dir.empty() || !plain_name(name))
 		return false;
-	fd_holder d(open_dir(dir));
+	unique_fd d(open_dir(dir));
 	if (d.get() < 0)
 		return false;
-	fd_holder f(openat(d.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+	unique_fd f(openat(d.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
 	if (f.get() < 0)
 		return false;
 	struct stat st;
@@ -168,15 +135,8 @@ bool load(const std::string &dir, const std::string &name, const std::string &ke
 	if (size <= h.size() + 8 || size - h.size() - 8 > max_bytes)
 		return false;
 	std::string all(static_cast<size_t>(size), '\0');
-	size_t have = 0;
-	while (have < all.size()) {
-		ssize_t r = pread(f.get(), &all[have], all.size() - have, static_cast<off_t>(have));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false; // shorter than it said: being replaced
-		have += static_cast<size_t>(r);
-	}
+	if (!pread_all(f.get(), all.data(), all.size(), 0))
+		return false; // shorter than it said: being replaced
 	if (all.compare(0, h.size(), h) != 0)
 		return false; // another key (or another format)
 	std::string sum;
@@ -191,7 +151,7 @@ bool store(const std::string &dir, const std::string &name, const std::string &k
 {
 	if (dir.empty() || !plain_name(name))
 		return false;
-	fd_holder d(open_dir(dir));
+	unique_fd d(open_dir(dir));
 	if (d.get() < 0 && errno == ENOENT) {
 		// Made only inside a parent of the user's own, by its handle.
 		const size_t slash = dir.find_last_of('/');
@@ -199,7 +159,7 @@ bool store(const std::string &dir, const std::string &name, const std::string &k
 				  base = dir.substr(slash + 1);
 		if (base.empty() || base == "." || base == "..")
 			return false;
-		fd_holder up(open_dir(parent));
+		unique_fd up(open_dir(parent));
 		if (up.get() < 0 || mkdirat(up.get(), base.c_str(), 0700) != 0)
 			return false;
 		return store_in(open_dir(dir), name, key, bytes);

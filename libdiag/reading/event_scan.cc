@@ -1,5 +1,6 @@
 #include "reading/event_scan.hh"
 
+#include "reading/fd_io.hh"
 #include "reading/line_prefix.hh"
 #include "reading/text_clean.hh"
 #include "reading/timed_filter.hh"
@@ -94,21 +95,6 @@ uint64_t count_newlines(const char *p, size_t n)
 	for (; i < n; i++)
 		count += p[i] == '\n';
 	return count;
-}
-
-bool pread_all(int fd, char *buf, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t r = pread(fd, buf, n, static_cast<off_t>(off));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		buf += r;
-		n -= static_cast<size_t>(r);
-		off += static_cast<uint64_t>(r);
-	}
-	return true;
 }
 
 // The writer of a line, as read_text_log keys it (its process()).

@@ -1,5 +1,7 @@
 #include "reading/file_prefetch.hh"
 
+#include "reading/fd_io.hh"
+
 #include "reading/gpu_health_readers.hh"
 #include "reading/source_sniff.hh"
 
@@ -31,16 +33,6 @@ int64_t ns(const struct timespec &t)
 {
 	return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
-
-class fd_closer {
-public:
-	explicit fd_closer(int fd) : fc_fd(fd) {}
-	~fd_closer() { close(fc_fd); }
-	fd_closer(const fd_closer &) = delete;
-	fd_closer &operator=(const fd_closer &) = delete;
-private:
-	int fc_fd;
-};
 
 } // namespace
 
@@ -118,7 +110,7 @@ bool file_prefetch::choose(item &it, rule_set &rules)
 	int fd = open(it.path.c_str(), flags);
 	if (fd < 0)
 		return false;
-	fd_closer closer(fd);
+	unique_fd closer(fd);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
@@ -127,16 +119,9 @@ bool file_prefetch::choose(item &it, rule_set &rules)
 		return false;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	std::vector<char> head(static_cast<size_t>(std::min<uint64_t>(size, sniff_bytes)));
-	size_t have = 0;
-	while (have < head.size()) {
-		ssize_t r = pread(fd, head.data() + have, head.size() - have, static_cast<off_t>(have));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		have += static_cast<size_t>(r);
-	}
-	std::string_view h(head.data(), have);
+	if (!pread_all(fd, head.data(), head.size(), 0))
+		return false;
+	std::string_view h(head.data(), head.size());
 	sniff_result sr = sniff_source(h);
 	if (sr.what != sniffed::text || sniff_gpu_health(h) != gpu_health_format::none)
 		return false;

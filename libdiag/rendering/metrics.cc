@@ -1,5 +1,7 @@
 #include "rendering/metrics.hh"
 
+#include "reading/fd_io.hh"
+
 #include <jansson.h>
 
 #include <cerrno>
@@ -94,18 +96,11 @@ bool write_atomic_at(int dfd, const std::string &dir, const std::string &name, c
 		return false;
 	}
 	fchmod(fd, 0644);
-	size_t off = 0;
-	while (off < text.size()) {
-		ssize_t w = write(fd, text.data() + off, text.size() - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = dir + "/" + tmp + ": " + strerror(errno);
-			close(fd);
-			unlinkat(dfd, tmp.c_str(), 0);
-			return false;
-		}
-		off += static_cast<size_t>(w);
+	if (!write_all(fd, text.data(), text.size())) {
+		err = dir + "/" + tmp + ": " + strerror(errno);
+		close(fd);
+		unlinkat(dfd, tmp.c_str(), 0);
+		return false;
 	}
 	if (fsync(fd) != 0 || close(fd) != 0) {
 		err = dir + "/" + tmp + ": " + strerror(errno);
