@@ -792,6 +792,35 @@ START_TEST(t_type_mismatch_and_all_stuck)
 }
 END_TEST
 
+START_TEST(t_a_tied_mismatch_singles_out_nobody)
+{
+	// Two ranks in different collectives: they differ, but neither is the
+	// odd one out (the lower rank's value would win the tie by accident).
+	std::vector<int> world = {0, 1};
+	std::vector<fr_dump> ds;
+	for (int r : world) {
+		fr_dump d = mk_dump(r, world);
+		mk_entry(d, 1, fr_state::started, r == 1 ? "nccl:broadcast" : "nccl:all_reduce");
+		ds.push_back(d);
+	}
+	fr_report r = fr_analyze(ds, {});
+	ck_assert_uint_eq(r.pgs[0].mismatches.size(), 1); // still reported
+	ck_assert(!r.pgs[0].mismatches[0].outvoted);
+	ck_assert_uint_eq(r.suspects.size(), 0);
+	// A third rank on rank 0's side outvotes rank 1.
+	world = {0, 1, 2};
+	ds.clear();
+	for (int k : world) {
+		fr_dump d = mk_dump(k, world);
+		mk_entry(d, 1, fr_state::started, k == 1 ? "nccl:broadcast" : "nccl:all_reduce");
+		ds.push_back(d);
+	}
+	r = fr_analyze(ds, {});
+	ck_assert_uint_eq(r.suspects.size(), 1);
+	ck_assert_int_eq(r.suspects[0].rank, 1);
+}
+END_TEST
+
 START_TEST(t_ring_eviction_window)
 {
 	// Rank 1's ring wrapped and only holds seqs 5..6; rank 0 holds 1..6.
@@ -878,6 +907,7 @@ int main()
 	tcase_add_test(a, t_report_json);
 	tcase_add_test(a, t_minority_stuck);
 	tcase_add_test(a, t_type_mismatch_and_all_stuck);
+	tcase_add_test(a, t_a_tied_mismatch_singles_out_nobody);
 	tcase_add_test(a, t_ring_eviction_window);
 	tcase_add_test(a, t_rank_list);
 	suite_add_tcase(s, a);

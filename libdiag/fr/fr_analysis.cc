@@ -271,6 +271,12 @@ void analyze_pg(pg_acc &g, const std::map<int, const fr_dump *> &by_rank,
 						v.value = v.value.substr(0, v.value.find(" -> "));
 				expected = majority(dtypes, odd);
 			}
+			const std::vector<vote> &votes =
+				kind == fr_mismatch_kind::op_type ? ops : kind == fr_mismatch_kind::sizes ? sizes : dtypes;
+			auto holding = [&votes](const std::string &value) {
+				return std::count_if(votes.begin(), votes.end(),
+						     [&value](const vote &x) { return x.value == value; });
+			};
 			for (const vote *v : odd) {
 				mismatch_seen = true;
 				if (out.mismatches.size() >= opt.mismatch_cap)
@@ -281,6 +287,7 @@ void analyze_pg(pg_acc &g, const std::map<int, const fr_dump *> &by_rank,
 				m.culprit = v->rank;
 				m.expected = expected;
 				m.found = v->value;
+				m.outvoted = holding(m.found) < holding(m.expected);
 				out.mismatches.push_back(std::move(m));
 			}
 		}
@@ -461,11 +468,12 @@ void find_suspects(fr_report &r)
 	}
 	for (const fr_pg_report &pg : r.pgs) {
 		for (const fr_mismatch &m : pg.mismatches)
-			add_suspect(r, seen, m.culprit, fr_suspect_reason::mismatch, pg, m.seq,
-				    "rank " + std::to_string(m.culprit) + " " +
-					    std::string(fr_mismatch_name(m.kind)) + " mismatch at #" +
-					    std::to_string(m.seq) + " of pg " + pg.name + ": has " +
-					    m.found + ", others " + m.expected);
+			if (m.outvoted)
+				add_suspect(r, seen, m.culprit, fr_suspect_reason::mismatch, pg, m.seq,
+					    "rank " + std::to_string(m.culprit) + " " +
+						    std::string(fr_mismatch_name(m.kind)) + " mismatch at #" +
+						    std::to_string(m.seq) + " of pg " + pg.name + ": has " +
+						    m.found + ", others " + m.expected);
 	}
 	// A missing dump is evidence, but weak: only when nothing else explains.
 	if (r.suspects.empty()) {

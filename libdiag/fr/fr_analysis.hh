@@ -59,6 +59,9 @@ struct fr_mismatch {
 	int culprit = -1;        // a rank on the minority side
 	std::string expected;    // the majority value ("nccl:all_reduce", "[[1024]]", "Float")
 	std::string found;       // the culprit's value
+	// More ranks hold the expected value than the culprit's: it is the odd
+	// one out. A tie (two ranks, two values) says the ranks differ, not which.
+	bool outvoted = true;
 };
 
 // One rank's progress in a process group.
