@@ -325,6 +325,39 @@ START_TEST(hang_structure_singles_out_nobody_when_all_agree)
 }
 END_TEST
 
+START_TEST(hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped)
+{
+	fixture f;
+	for (int r = 0; r < 2; r++) {
+		watchdog(f, r, 511, "ALLREDUCE", "1024");
+		f.ev.events.back().last_enqueued = r == 1 ? 511 : 513;
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 1);
+	// Each waits in its own last enqueued collective (a SeqNum desync of
+	// two): nothing says which strayed.
+	fixture d;
+	for (int r = 0; r < 2; r++) {
+		watchdog(d, r, r == 1 ? 511 : 512, "ALLREDUCE", "1024");
+		d.ev.events.back().last_enqueued = r == 1 ? 511 : 512;
+	}
+	diagnosis_context cd(d.ev, d.kn, d.clk, d.fr);
+	pass_hang_structure(cd);
+	ck_assert(cd.hv.suspects.empty());
+	// Two of four behind: both suspects, neither singled out.
+	fixture g;
+	for (int r = 0; r < 4; r++) {
+		watchdog(g, r, 511, "ALLREDUCE", "1024");
+		g.ev.events.back().last_enqueued = r < 2 ? 511 : 513;
+	}
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_hang_structure(cy);
+	ck_assert(cy.hv.suspects.size() != 1);
+}
+END_TEST
+
 START_TEST(hang_structure_keeps_every_flight_recorder_suspect)
 {
 	fixture f;
@@ -2094,6 +2127,7 @@ static Suite *suite()
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
 	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
+	tcase_add_test(t, hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);

@@ -103,6 +103,10 @@ hang_view analyse_watchdogs(const evidence &ev)
 		hv.seq = std::max_element(seq_count.begin(), seq_count.end(),
 					  [](auto &a, auto &b) { return a.second < b.second; })->first;
 	// Lowest last-enqueued: the rank that never reached the collective.
+	// Those behind must be a minority, or one of two ranks where the other
+	// went on enqueuing past the collective it waits in (no vote needed:
+	// it got further). Two ranks that each wait in their own last enqueued
+	// collective are a desync, and the logs do not say which one strayed.
 	if (enq.size() >= 2) {
 		long long lo = LLONG_MAX, hi = LLONG_MIN;
 		for (const auto &x : enq) {
@@ -114,7 +118,11 @@ hang_view analyse_watchdogs(const evidence &ev)
 			for (const auto &x : enq)
 				if (x.second == lo)
 					low.push_back(x.first);
-			if (low.size() * 2 < enq.size()) {
+			auto went_past_its_wait = [&](int r) { return seq.count(r) && enq[r] > seq[r]; };
+			bool lone_of_two = enq.size() == 2 && low.size() == 1 &&
+					   went_past_its_wait(enq.begin()->first == low[0] ? enq.rbegin()->first
+											  : enq.begin()->first);
+			if (lone_of_two || low.size() * 2 < enq.size()) {
 				hv.suspects = low;
 				hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" +
 					 std::to_string(hi) + ")";
