@@ -765,15 +765,23 @@ START_TEST(t_minority_stuck)
 }
 END_TEST
 
-START_TEST(t_type_mismatch_and_all_stuck)
+// One dump per rank of world, each with collective #1 started: profile
+// name `op`, or `odd_op` on rank `odd`.
+static std::vector<fr_dump> world_in(const std::vector<int> &world, int odd, const char *odd_op,
+				     const char *op)
 {
-	std::vector<int> world = {0, 1, 2, 3};
 	std::vector<fr_dump> ds;
 	for (int r : world) {
 		fr_dump d = mk_dump(r, world);
-		mk_entry(d, 1, fr_state::started, r == 2 ? "nccl:all_gather" : "nccl:all_reduce");
+		mk_entry(d, 1, fr_state::started, r == odd ? odd_op : op);
 		ds.push_back(d);
 	}
+	return ds;
+}
+
+START_TEST(t_type_mismatch_and_all_stuck)
+{
+	std::vector<fr_dump> ds = world_in({0, 1, 2, 3}, 2, "nccl:all_gather", "nccl:all_reduce");
 	fr_report r = fr_analyze(ds, {});
 	ck_assert_uint_eq(r.suspects.size(), 1);
 	ck_assert_int_eq(r.suspects[0].rank, 2);
@@ -796,25 +804,13 @@ START_TEST(t_a_tied_mismatch_singles_out_nobody)
 {
 	// Two ranks in different collectives: they differ, but neither is the
 	// odd one out (the lower rank's value would win the tie by accident).
-	std::vector<int> world = {0, 1};
-	std::vector<fr_dump> ds;
-	for (int r : world) {
-		fr_dump d = mk_dump(r, world);
-		mk_entry(d, 1, fr_state::started, r == 1 ? "nccl:broadcast" : "nccl:all_reduce");
-		ds.push_back(d);
-	}
+	std::vector<fr_dump> ds = world_in({0, 1}, 1, "nccl:broadcast", "nccl:all_reduce");
 	fr_report r = fr_analyze(ds, {});
 	ck_assert_uint_eq(r.pgs[0].mismatches.size(), 1); // still reported
 	ck_assert(!r.pgs[0].mismatches[0].outvoted);
 	ck_assert_uint_eq(r.suspects.size(), 0);
 	// A third rank on rank 0's side outvotes rank 1.
-	world = {0, 1, 2};
-	ds.clear();
-	for (int k : world) {
-		fr_dump d = mk_dump(k, world);
-		mk_entry(d, 1, fr_state::started, k == 1 ? "nccl:broadcast" : "nccl:all_reduce");
-		ds.push_back(d);
-	}
+	ds = world_in({0, 1, 2}, 1, "nccl:broadcast", "nccl:all_reduce");
 	r = fr_analyze(ds, {});
 	ck_assert_uint_eq(r.suspects.size(), 1);
 	ck_assert_int_eq(r.suspects[0].rank, 1);

@@ -118,10 +118,9 @@ hang_view analyse_watchdogs(const evidence &ev)
 			for (const auto &x : enq)
 				if (x.second == lo)
 					low.push_back(x.first);
-			auto went_past_its_wait = [&](int r) { return seq.count(r) && enq[r] > seq[r]; };
-			bool lone_of_two = enq.size() == 2 && low.size() == 1 &&
-					   went_past_its_wait(enq.begin()->first == low[0] ? enq.rbegin()->first
-											  : enq.begin()->first);
+			// Of two ranks (lo < hi: one is behind), the other is ahead.
+			int ahead = enq.begin()->first == low[0] ? enq.rbegin()->first : enq.begin()->first;
+			bool lone_of_two = enq.size() == 2 && seq.count(ahead) && hi > seq.at(ahead);
 			if (lone_of_two || low.size() * 2 < enq.size()) {
 				hv.suspects = low;
 				hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" +
