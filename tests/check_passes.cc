@@ -1190,6 +1190,36 @@ START_TEST(launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody)
 END_TEST
 
 
+// "gpu-n01: RuntimeError: CUDA error: no kernel image is available ..." and
+// the same from gpu-n02 under pdsh, and the launcher's exit line of local
+// rank 1 on gpu-n01: one fault on two nodes at start, nobody's.
+START_TEST(launch_phase_the_same_unranked_fault_on_two_nodes_singles_out_nobody)
+{
+	for (bool two_nodes : {true, false}) {
+		fixture f;
+		int n1 = f.ev.intern_host("gpu-n01"), n2 = f.ev.intern_host("gpu-n02");
+		event &a = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 20, 0, "launch.cuda");
+		a.host = n1;
+		event &b = f.add(failure_class::launch_failure, event_role::initiating, -1, 0.1, 27, 0, "launch.cuda");
+		b.host = two_nodes ? n2 : n1;
+		event &x = f.add(failure_class::unknown, event_role::context, 1, 2, 32);
+		x.kind = rule_kind::task_exit;
+		x.exitcode = 1;
+		x.host = n1;
+		const decision d = through_launch_phase(f, false);
+		ck_assert(d.cls == failure_class::launch_failure);
+		if (two_nodes) {
+			ck_assert_int_eq(d.first_rank, -1);
+			ck_assert_int_eq(d.first_host, -1);
+			ck_assert_int_eq(d.common_mode, 2);
+		} else {
+			ck_assert_int_eq(d.first_rank, 1); // one node's lines: the exit's rank stands
+			ck_assert_int_eq(d.common_mode, 0);
+		}
+	}
+}
+END_TEST
+
 START_TEST(fault_choice_an_untimed_kernel_line_explains_only_its_own_nodes_fault)
 {
 	for (int same = 0; same <= 1; same++) {
@@ -2141,6 +2171,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure);
 	tcase_add_test(t, launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody);
+	tcase_add_test(t, launch_phase_the_same_unranked_fault_on_two_nodes_singles_out_nobody);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);
 	tcase_add_test(t, host_resolution_names_the_one_node_that_did_not_report_a_node_failure);
 	tcase_add_test(t, host_resolution_names_the_store_no_client_could_reach);

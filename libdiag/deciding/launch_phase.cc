@@ -190,7 +190,7 @@ void pass_launch_phase(diagnosis_context &cx)
 	// unable to reach the same bootstrap address) is the environment's.
 	if (d.first_rank < 0 || d.common_mode > 0)
 		return;
-	std::set<int> ranks, hosts;
+	std::set<int> ranks, hosts, unranked_hosts;
 	std::set<uint64_t> unranked_lines;
 	for (const auto &c : cx.cands)
 		if (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id) {
@@ -199,19 +199,30 @@ void pass_launch_phase(diagnosis_context &cx)
 				hosts.insert(c.e->host);
 			} else {
 				unranked_lines.insert((static_cast<uint64_t>(c.e->file) << 40) | c.e->line);
+				if (c.e->host >= 0)
+					unranked_hosts.insert(c.e->host);
 			}
 		}
+	size_t failing = ranks.size(); // processes that failed alike
+	// Lines that name no rank but each a node of its own (pdsh's or a
+	// launcher's host prefix) are at least one process on each: the same
+	// fault on two nodes is no one rank's, whichever rank's exit was
+	// borrowed for it.
+	if (ranks.empty() && unranked_hosts.size() >= 2) {
+		failing = unranked_hosts.size();
+		hosts = unranked_hosts;
+	}
 	// Lines that name no rank count as ranks where the launcher saw as many
 	// workers fail on their own.
-	if (ranks.empty() && unranked_lines.size() >= 2) {
+	if (failing == 0 && unranked_lines.size() >= 2) {
 		std::set<int> failed = ranks_failed_on_their_own(cx.ev);
 		if (failed.size() >= 2) {
-			ranks = failed;
+			failing = failed.size();
 			hosts.insert(d.first_host);
 		}
 	}
-	if (ranks.size() >= 2) {
-		d.common_mode = static_cast<int>(ranks.size());
+	if (failing >= 2) {
+		d.common_mode = static_cast<int>(failing);
 		d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
 		d.first_rank = -1;
 		d.first_host = d.common_host;
