@@ -1904,6 +1904,51 @@ START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
 }
 END_TEST
 
+// journalctl's "-05:00" on the node's kernel lines states the zone the
+// job's local stamps are in. Here the job's stamps run on half an hour past
+// the last absolute one (an Xid, then the watchdogs' 30 minute timeout),
+// inside sacct's local window: the span's fit alone would shift them by that
+// half hour.
+START_TEST(zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps)
+{
+	for (bool stated : {true, false}) {
+		fixture f;
+		int host = f.ev.intern_host("gpu-a49");
+		const int zone_s = -5 * 3600;
+		auto local = [&](event &e, int64_t utc_s) {
+			time_t t = static_cast<time_t>(utc_s + zone_s);
+			struct tm tm;
+			gmtime_r(&t, &tm);
+			e.ts = ts_value{};
+			e.ts.kind = ts_kind::local;
+			e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+			e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+		};
+		const int64_t xid_s = t0 / us_per_s;
+		f.ev.job.times_local = true; // sacct -P: the controller's local times, read as UTC
+		f.ev.job.start_us = (xid_s - 3 * 3600 + zone_s) * us_per_s;
+		f.ev.job.end_us = (xid_s + 1808 + zone_s) * us_per_s;
+		for (int64_t before : {3 * 3600 + 1500, 3600 + 1320, 0}) {
+			event &k = f.add(failure_class::unknown, event_role::context, -1, -static_cast<double>(before), 1, f.kern);
+			k.host = host;
+			if (stated)
+				k.ts.tz_offset_s = zone_s;
+		}
+		local(f.add(failure_class::cuda_error, event_role::initiating, 2, 0, 16), xid_s + 1);
+		for (int r = 3; r < 9; r++)
+			local(f.add(failure_class::collective_hang, event_role::victim, r, 0, 40 + static_cast<uint64_t>(r)),
+			      xid_s + 1801);
+		clock_options co;
+		clock_result cr;
+		resolve_times(f.ev, co, cr);
+		if (stated)
+			ck_assert_int_eq(cr.zone_offset_s, zone_s);
+		else
+			ck_assert_int_ne(cr.zone_offset_s, zone_s); // what the fit alone gives
+	}
+}
+END_TEST
+
 START_TEST(zone_an_abbreviation_of_several_zones_says_nothing)
 {
 	fixture f;
@@ -2132,6 +2177,7 @@ static void add_zone_tests(Suite *s)
 	TCase *t = tcase_create("zone");
 	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
 	tcase_add_test(t, zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones);
+	tcase_add_test(t, zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps);
 	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
 	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
 	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);

@@ -324,6 +324,20 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 	size_t at_zero = inside(0);
 	if (at_zero * 2 >= local.size())
 		return 0;
+	// A zone the nodes' own logs state (journalctl's "-05:00") is the zone
+	// their programs print local times in, when the job's stamps fit it.
+	// Where sacct's local window already holds them, the span's fit cannot
+	// tell zones apart: the job's stamps run on past the last absolute one
+	// (an Xid, then the watchdogs half an hour later).
+	std::set<int> stated;
+	for (const auto &e : ev.events)
+		if (!e.inherited_time && e.ts.kind == ts_kind::absolute && e.ts.tz_offset_s != 0)
+			stated.insert(e.ts.tz_offset_s);
+	if (stated.size() == 1) {
+		int z = *stated.begin();
+		if (agree_with_sacct || inside(z) * 2 > local.size())
+			return z;
+	}
 	// Among the zones that fit as well, the one that ends the job's own
 	// stamps where the absolute ones end: both record the collapse (an
 	// Xid, the OOM killer, a link down beside the job's last lines). The
