@@ -311,6 +311,16 @@ START_TEST(sniff_kinds)
 	ck_assert(k.kind == source_kind::nccl_log);
 	k = sniff_source("0: hello\n1: world\n");
 	ck_assert(k.kind == source_kind::job_log);
+	// A job's output with NCCL_DEBUG=INFO opens with NCCL's lines among its
+	// own: still the job's log (its banners, date lines and launcher lines
+	// are read as such); NCCL_DEBUG_FILE's holds NCCL's alone.
+	std::string mixed = "Job 42 started on gpu-a[01-02] at Fri Jul 10 22:35:14 UTC 2026\n"
+			    "MASTER_ADDR=gpu-a01 MASTER_PORT=29500\n+ srun torchrun --nnodes=2 train.py\n";
+	for (int i = 0; i < 7; i++)
+		mixed += "gpu-a01:4411" + std::to_string(i) + ":4411" + std::to_string(i) + " [" + std::to_string(i) +
+			 "] NCCL INFO Bootstrap : Using ib0:10.9.0.1<0>\n";
+	ck_assert(sniff_source(mixed).kind == source_kind::job_log);
+	ck_assert(sniff_source(mixed.substr(mixed.find("gpu-a01:"))).kind == source_kind::nccl_log);
 	ck_assert(sniff_source(std::string(5000, '\0')).what == sniffed::binary);
 	// A hole (a run of NULs a dying node left) in a log: still the log.
 	k = sniff_source("0: hello\n" + std::string(700, '\0') + "3: Traceback (most recent call last):\n1: world\n");

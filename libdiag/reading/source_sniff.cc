@@ -130,7 +130,10 @@ sniff_result sniff_source(std::string_view head)
 	r.what = sniffed::text;
 	if (!lines.empty() && kern * 2 >= lines.size())
 		r.kind = source_kind::kernel_log;
-	else if (!lines.empty() && nccl * 2 >= lines.size())
+	// NCCL_DEBUG_FILE holds NCCL's lines alone; a job's output with
+	// NCCL_DEBUG=INFO opens with them too, among its own banners and
+	// launcher lines, and stays a job log.
+	else if (!lines.empty() && nccl * 5 >= lines.size() * 4)
 		r.kind = source_kind::nccl_log;
 	else
 		r.kind = source_kind::job_log;
