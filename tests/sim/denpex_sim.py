@@ -1981,7 +1981,13 @@ class Scenario:
     def kernel_background(self, t_end):
         rng = self.rng
         for n in self.nodes:
-            self.kern(n, self.t_start - rng.uniform(10, 3000), "audit: type=1400 audit(%d.%03d:%d): apparmor=\"STATUS\" operation=\"profile_replace\" name=\"slurmd\"" % (int(n.h(self.t_start)), rng.randint(0, 999), rng.randint(100, 999)))
+            # The record's own wall time is the host's clock when it was
+            # printed (the draw for its milliseconds is kept: the stream of
+            # what follows stays as it was).
+            t_audit = self.t_start - rng.uniform(10, 3000)
+            rng.randint(0, 999)
+            wall = n.h(t_audit)
+            self.kern(n, t_audit, "audit: type=1400 audit(%d.%03d:%d): apparmor=\"STATUS\" operation=\"profile_replace\" name=\"slurmd\"" % (int(wall), int(wall * 1000) % 1000, rng.randint(100, 999)))
             for _ in range(rng.randint(0, 3)):
                 self.kern(n, rng.uniform(self.t_start, t_end), rng.choice([
                     "perf: interrupt took too long (%d > %d), lowering kernel.perf_event_max_sample_rate to %d" % (3935, 3930, 50750),
