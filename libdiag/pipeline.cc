@@ -478,6 +478,13 @@ verdict analysis::run()
 			 z < 0 ? '-' : '+', std::abs(z) / 3600, std::abs(z) % 3600 / 60, an_clock.zone_name.c_str());
 		v.notes.push_back(buf);
 	}
+	if (an_clock.zone_from_audit) {
+		char buf[128];
+		int z = an_clock.zone_offset_s;
+		snprintf(buf, sizeof(buf), "local times without a zone were read as UTC%c%02d:%02d (as the nodes' audit records give it)",
+			 z < 0 ? '-' : '+', std::abs(z) / 3600, std::abs(z) % 3600 / 60);
+		v.notes.push_back(buf);
+	}
 	if (an_clock.zone_inferred) {
 		char buf[96];
 		int z = an_clock.zone_offset_s;

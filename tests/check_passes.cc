@@ -1949,6 +1949,80 @@ START_TEST(zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps)
 }
 END_TEST
 
+// Plain dmesg: seconds since boot. An audit record states the wall time it
+// was made at beside its stamp; without a btime line that anchors the rest.
+START_TEST(boot_stamps_anchored_by_an_audit_records_wall_time)
+{
+	for (bool btime : {false, true}) {
+		fixture f;
+		int host = f.ev.intern_host("gpu-a58");
+		auto boot = [&](event &e, int64_t boot_s) {
+			e.ts = ts_value{};
+			e.ts.kind = ts_kind::boot_relative;
+			e.ts.boot_us = boot_s * us_per_s + 250000;
+			e.host = host;
+		};
+		const int64_t wall_s = t0 / us_per_s;
+		event &audit = f.add(failure_class::unknown, event_role::context, -1, 0, 1, f.kern);
+		boot(audit, 2503852);
+		audit.kind = rule_kind::boot_time;
+		audit.captures = {{"wall", std::to_string(wall_s)}, {"wall_ms", "250"}};
+		if (btime) {
+			event &b = f.add(failure_class::unknown, event_role::context, -1, 0, 2, f.kern);
+			b.kind = rule_kind::boot_time;
+			b.host = host;
+			b.captures = {{"when", std::to_string(wall_s - 1000000)}};
+		}
+		boot(f.add(failure_class::host_oom, event_role::initiating, -1, 0, 3, f.kern), 2483222);
+		clock_options co;
+		clock_result cr;
+		resolve_times(f.ev, co, cr);
+		const event &oom = f.ev.events.back();
+		// btime: the node booted 1e6 s before the audit; else the audit's
+		// wall time less the 20630 s between the stamps.
+		int64_t want = btime ? (wall_s - 1000000 + 2483222) * us_per_s + 250000 : (wall_s - 20630) * us_per_s + 250000;
+		ck_assert_int_eq(oom.raw_us, want);
+	}
+}
+END_TEST
+
+// syslog's local time beside the audit record's own epoch: the node's zone,
+// when every record gives the same one.
+START_TEST(zone_given_by_audit_records_beside_local_stamps)
+{
+	for (bool disagree : {false, true}) {
+		fixture f;
+		const int zone_s = 9 * 3600;
+		auto local = [&](event &e, int64_t utc_s, int z) {
+			time_t t = static_cast<time_t>(utc_s + z);
+			struct tm tm;
+			gmtime_r(&t, &tm);
+			e.ts = ts_value{};
+			e.ts.kind = ts_kind::local;
+			e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+			e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+		};
+		const int64_t s0 = t0 / us_per_s;
+		int n = 0;
+		for (const char *h : {"gpu-a58", "gpu-a59"}) {
+			event &a = f.add(failure_class::unknown, event_role::context, -1, 0, 1, f.kern);
+			a.kind = rule_kind::boot_time;
+			a.host = f.ev.intern_host(h);
+			a.captures = {{"wall", std::to_string(s0 - 5000)}, {"wall_ms", "900"}};
+			local(a, s0 - 5000, disagree && n++ ? 2 * 3600 : zone_s);
+		}
+		local(f.add(failure_class::host_oom, event_role::initiating, -1, 0, 7, f.kern), s0, zone_s);
+		local(f.add(failure_class::unknown, event_role::victim, 1, 0, 60), s0 + 3, zone_s);
+		clock_options co;
+		clock_result cr;
+		resolve_times(f.ev, co, cr);
+		ck_assert_int_eq(cr.zone_from_audit, !disagree);
+		if (!disagree)
+			ck_assert_int_eq(cr.zone_offset_s, zone_s);
+	}
+}
+END_TEST
+
 START_TEST(zone_an_abbreviation_of_several_zones_says_nothing)
 {
 	fixture f;
@@ -2178,6 +2252,8 @@ static void add_zone_tests(Suite *s)
 	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
 	tcase_add_test(t, zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones);
 	tcase_add_test(t, zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps);
+	tcase_add_test(t, boot_stamps_anchored_by_an_audit_records_wall_time);
+	tcase_add_test(t, zone_given_by_audit_records_beside_local_stamps);
 	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);
 	tcase_add_test(t, zone_measured_by_the_plugin_wins_over_the_stated_one);
 	tcase_add_test(t, zone_table_refuses_a_bad_offset_and_a_name_twice);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <optional>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -373,17 +374,59 @@ std::optional<std::pair<int, std::string>> stated_zone(const evidence &ev, const
 	return std::nullopt;
 }
 
+// The zone a node's local stamps are in, where its audit records state
+// their own wall time beside them (syslog's "Jul  3 16:01:58 gpu-a58 kernel:
+// audit: ... audit(1783062118.900:693)"): the difference, in quarter hours
+// to within a minute, when every such record gives the same one.
+std::optional<int> audit_zone(const evidence &ev, int64_t reference_us)
+{
+	std::set<int> zones;
+	for (const auto &e : ev.events) {
+		long long wall, ms;
+		if (e.kind != rule_kind::boot_time || e.inherited_time || !is_local(e.ts) ||
+		    !parse_uint_str(e.capture("wall"), wall) || !parse_uint_str(e.capture("wall_ms"), ms))
+			continue;
+		ts_context c;
+		c.reference_us = reference_us;
+		auto v = resolve_timestamp(e.ts, c);
+		if (!v)
+			continue;
+		double off_s = static_cast<double>(*v - (static_cast<int64_t>(wall) * us_per_s + ms * 1000)) / 1e6;
+		double z = std::round(off_s / 900.0) * 900.0;
+		if (std::fabs(off_s - z) <= 60.0 && std::fabs(z) <= 14 * 3600.0)
+			zones.insert(static_cast<int>(z));
+	}
+	if (zones.size() != 1)
+		return std::nullopt;
+	return *zones.begin();
+}
+
 } // namespace
 
 void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 {
 	// A kernel log that says when its node booted anchors its raw stamps
 	// ("[ 1234.567890]" seconds since boot).
+	// Else a record that states its own wall time beside its stamp (an
+	// audit line): the middle of what those say, as dmesg -T would.
+	std::map<int, std::vector<int64_t>> stated_boots;
 	for (const auto &e : ev.events) {
-		long long when;
-		if (e.kind == rule_kind::boot_time && e.host >= 0 && parse_uint_str(e.capture("when"), when) &&
-		    !ev.boot_time.count(e.host))
-			ev.boot_time[e.host] = static_cast<int64_t>(when) * us_per_s;
+		long long when, ms;
+		if (e.kind != rule_kind::boot_time || e.host < 0)
+			continue;
+		if (parse_uint_str(e.capture("when"), when)) {
+			if (!ev.boot_time.count(e.host))
+				ev.boot_time[e.host] = static_cast<int64_t>(when) * us_per_s;
+		} else if (e.ts.kind == ts_kind::boot_relative && !e.inherited_time &&
+			   parse_uint_str(e.capture("wall"), when) && parse_uint_str(e.capture("wall_ms"), ms)) {
+			stated_boots[e.host].push_back(static_cast<int64_t>(when) * us_per_s + ms * 1000 - e.ts.boot_us);
+		}
+	}
+	for (auto &sb : stated_boots) {
+		if (ev.boot_time.count(sb.first))
+			continue;
+		std::sort(sb.second.begin(), sb.second.end());
+		ev.boot_time[sb.first] = sb.second[sb.second.size() / 2];
 	}
 	cr.reference_us = pick_reference(ev);
 	cr.zone_offset_s = opts.default_tz_offset_s;
@@ -392,12 +435,14 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	if (!opts.tz_given) {
 		// What the job says of its zone beats what lines up best.
 		auto named = stated_zone(ev, opts.zone_names);
-		int z = named ? named->first : infer_zone(ev, cr.reference_us, cr.measured_zones);
+		auto audited = named ? std::nullopt : audit_zone(ev, cr.reference_us);
+		int z = named ? named->first : audited ? *audited : infer_zone(ev, cr.reference_us, cr.measured_zones);
 		if (named)
 			cr.zone_name = named->second;
 		if (z != 0) {
 			cr.zone_offset_s = z;
-			cr.zone_inferred = !named;
+			cr.zone_inferred = !named && !audited;
+			cr.zone_from_audit = audited.has_value();
 			if (ev.job.times_local) {
 				// sacct -P printed the controller's local time.
 				int64_t shift = static_cast<int64_t>(z) * us_per_s;

@@ -37,6 +37,7 @@ struct clock_result {
 	int zone_offset_s = 0;              // zone used for local times without one
 	bool zone_inferred = false;         // ... found by lining local times up with absolute ones
 	std::string zone_name;              // ... or the abbreviation the job's output stated ("JST")
+	bool zone_from_audit = false;       // ... or what the nodes' audit records give (their wall time beside the stamp)
 	std::map<int, int> measured_zones;  // host -> UTC offset (s) its plugin records give
 	double uncertainty(int host) const;
 };
