@@ -1165,6 +1165,26 @@ START_TEST(launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failu
 }
 END_TEST
 
+// vLLM's workers raising "NCCL error: internal error" out of a traceback
+// through ncclCommInitRank: no init trail, but the communicator was being
+// made (the reader marks such an exception at_startup).
+START_TEST(launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure)
+{
+	for (bool through_init : {true, false}) {
+		fixture f;
+		for (int w = 0; w < 2; w++)
+			f.add(failure_class::network, event_role::victim, -1, 0, 10 + 30 * static_cast<uint64_t>(w)).at_startup =
+				through_init;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::network);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (through_init ? failure_class::launch_failure : failure_class::network));
+	}
+}
+END_TEST
+
 START_TEST(launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody)
 {
 	// "Duplicate GPU detected : rank 3 and rank 2 ..." and "... rank 1 and rank 0 ...".
@@ -2292,6 +2312,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
 	tcase_add_test(t, launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure);
 	tcase_add_test(t, launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure);
+	tcase_add_test(t, launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody);
 	tcase_add_test(t, launch_phase_the_same_unranked_fault_on_two_nodes_singles_out_nobody);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);

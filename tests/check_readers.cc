@@ -478,6 +478,34 @@ START_TEST(large_log_in_line_order)
 }
 END_TEST
 
+// An exception that ends a traceback through communicator set-up
+// (ncclCommInitRank) was raised while the job started; one whose traceback
+// does not pass through it, on the same writer after, was not.
+START_TEST(traceback_through_comm_init_marks_its_exception_at_startup)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr("Traceback (most recent call last):\n"
+		       "  File \"/usr/lib/vllm/distributed/device_communicators/pynccl.py\", line 99, in __init__\n"
+		       "    self.comm: ncclComm_t = self.nccl.ncclCommInitRank(\n"
+		       "  File \"/usr/lib/vllm/distributed/device_communicators/pynccl_wrapper.py\", line 277, in ncclCommInitRank\n"
+		       "    raise RuntimeError(f\"NCCL error: {error_str}\")\n"
+		       "RuntimeError: NCCL error: internal error - please report this issue to the NCCL developers\n"
+		       "Traceback (most recent call last):\n"
+		       "  File \"/x/torch/distributed/distributed_c10d.py\", line 3689, in barrier\n"
+		       "RuntimeError: NCCL error: internal error - please report this issue to the NCCL developers\n");
+	evidence ev;
+	ck_assert(read_job_log(lr, rules, "1", ev));
+	std::vector<bool> seen;
+	for (const auto &e : ev.events)
+		if (e.r && e.r->id == "nccl.internal_error")
+			seen.push_back(e.at_startup);
+	ck_assert_int_eq(seen.size(), 2);
+	ck_assert(seen[0] && !seen[1]);
+}
+END_TEST
+
 // A traceback one rank relays for another (DCP re-raises every rank's
 // failure on all of them, naming where it came from): its closing error is
 // the origin's, not the printing rank's; an ordinary traceback stays its
@@ -1055,6 +1083,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
 	tcase_add_test(t, relayed_traceback_is_the_origins);
+	tcase_add_test(t, traceback_through_comm_init_marks_its_exception_at_startup);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);

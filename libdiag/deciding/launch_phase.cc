@@ -169,11 +169,12 @@ void pass_launch_phase(diagnosis_context &cx)
 	decision &d = cx.d;
 	store_server_rank(cx);
 	// NCCL errors that only relay a failure (ncclInternalError), with no
-	// initiating fault, passed back through NCCL's set-up code before
-	// anything ran: the communicator could not be made.
+	// initiating fault, passed back through NCCL's set-up code (its init
+	// trail, or a traceback through ncclCommInitRank) before anything ran:
+	// the communicator could not be made.
 	if (!d.first && d.cls == failure_class::network && nothing_ran(cx.ev)) {
 		for (const auto &x : cx.ev.events)
-			if (x.kind == rule_kind::init_trail) {
+			if (x.kind == rule_kind::init_trail || (x.at_startup && x.role == event_role::victim && !x.dropped)) {
 				d.cls = failure_class::launch_failure;
 				return;
 			}

@@ -50,7 +50,7 @@ struct event {
 	std::string why_not; // why relevance set it aside (survived, before the job), for the notes
 	bool decoy = false;  // caught and carried on: not a root
 	bool handled = false; // the line, or the next on its writer, says it was dealt with (retry, skip, recover)
-	bool at_startup = false; // the line names code that runs only while the job starts (a startup rule)
+	bool at_startup = false; // the line names code that runs only while the job starts (a startup rule), or ends a traceback through it
 	bool dropped = false;
 
 	std::string capture(const std::string &name) const

@@ -196,6 +196,7 @@ struct writer_state {
 	long last_event = -1;            // index of the writer's last kept event
 	uint64_t last_event_line = 0;
 	bool traceback_handled = false;  // the open traceback follows a handler's line
+	bool traceback_at_startup = false; // the open traceback passed through communicator set-up
 	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
@@ -1029,6 +1030,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.open_tracebacks = w.traceback_line && line_no - w.traceback_line < 200 ? std::min(w.open_tracebacks + 1, 64) : 1;
 				w.traceback_line = line_no;
 				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
+				w.traceback_at_startup = false;
 				// An unprefixed traceback right after a header that names
 				// a rank (logger.exception under "[RANK 5] ... failed",
 				// spawn's "-- Process 6 terminated") is that rank's.
@@ -1094,6 +1096,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.chain_from = -1;
 				w.chain_links.clear();
 			}
+			if (w.traceback_line && !caps.get("init_frame").empty())
+				w.traceback_at_startup = true;
 			// A fault line another rule read ("OSError: [Errno 28] ...")
 			// ends an open traceback as an exception line does.
 			bool ends_traceback = r->kind == rule_kind::exception ||
@@ -1106,6 +1110,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					e.captures.emplace_back("traceback_line", std::to_string(w.traceback_line));
 					if (w.traceback_handled)
 						e.decoy = true;
+					if (w.traceback_at_startup)
+						e.at_startup = true;
 				}
 				// Another process's traceback still open on this writer
 				// (unprefixed output of several ranks): it ends later.
@@ -1115,6 +1121,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.traceback_line = 0;
 					w.open_tracebacks = 0;
 					w.traceback_handled = false;
+					w.traceback_at_startup = false;
 				}
 			} else if (w.traceback_handled && e.role == event_role::initiating && w.traceback_line &&
 				   line_no - w.traceback_line < 2000) {
