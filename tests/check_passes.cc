@@ -1817,6 +1817,41 @@ START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
 }
 END_TEST
 
+// NCCL before 2.12 names no peer ("Got completion with error 12"): in a job
+// on two hosts each end lost the other, and "unhandled system error" on one
+// of them is that error passed up.
+START_TEST(mutual_link_errors_unnamed_peers_on_two_hosts_single_out_nobody)
+{
+	for (int hosts : {2, 3}) {
+		fixture f;
+		int a = f.ev.intern_host("gpu-r17"), b = f.ev.intern_host("gpu-r19");
+		place(f, 0, "gpu-r17");
+		place(f, 1, "gpu-r19");
+		if (hosts == 3)
+			place(f, 2, "gpu-r21");
+		for (int rank : {1, 0}) {
+			event &e = f.add(failure_class::network, event_role::initiating, rank, 0, 46 + 6 * static_cast<uint64_t>(1 - rank), f.log,
+					 "nccl.ib_completion_unnamed_peer");
+			e.host = rank ? b : a;
+			e.captures = {{"status", "12"}};
+		}
+		f.add(failure_class::network, event_role::initiating, 1, 0, 57, f.log, "nccl.unhandled_system_error").host = b;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::network;
+		cx.d.first = &f.ev.events[0];
+		cx.d.first_rank = 1;
+		cx.d.first_host = b;
+		cx.d.rank_singled_out = true;
+		pass_mutual_link_errors(cx);
+		if (hosts == 2)
+			ck_assert_msg(cx.d.first_rank == -1 && cx.d.first_host == -1 && !cx.d.rank_singled_out, "rank %d host %d",
+				      cx.d.first_rank, cx.d.first_host);
+		else
+			ck_assert_int_eq(cx.d.first_rank, 1); // which peer each lost is not known
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -1834,6 +1869,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	tcase_add_test(t, mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all);
+	tcase_add_test(t, mutual_link_errors_unnamed_peers_on_two_hosts_single_out_nobody);
 	suite_add_tcase(s, t);
 }
 

@@ -1,5 +1,5 @@
 // Link errors seen from both ends: every network error names the peer it
-// lost. Where the hosts that report errors name each other (node A's ranks
+// lost (in a job on two hosts, the other one). Where the hosts that report errors name each other (node A's ranks
 // lose node B, B's lose A), the link between them or the fabric failed and
 // no end stands apart: nobody is singled out. One host that every other
 // reporting host names (and only it) is the end that failed; so is the
@@ -94,6 +94,12 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 	std::set<int> reporters;
 	std::set<std::string> peers;
 	std::set<int> own_fault; // hosts with a network fault that names no peer
+	// A job on two hosts: a completion error that names no peer (NCCL
+	// before 2.12) lost the other one.
+	std::set<int> job_hosts;
+	for (const auto &r : ev.ranks.all())
+		if (r.second.host >= 0)
+			job_hosts.insert(r.second.host);
 	for (const auto &e : ev.events) {
 		if (e.dropped || e.decoy)
 			continue;
@@ -107,6 +113,13 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 		int host = host_of(ev, e);
 		if (host < 0)
 			continue;
+		if (peer.empty() && !e.capture("status").empty() && job_hosts.size() == 2 && job_hosts.count(host)) {
+			int other = *job_hosts.begin() == host ? *job_hosts.rbegin() : *job_hosts.begin();
+			reports.push_back(link_report{&e, host, ev.host_name(other), other});
+			reporters.insert(host);
+			peers.insert(ev.host_name(other));
+			continue;
+		}
 		if (peer.empty()) {
 			// A fault of its own beside the lost peers ("unhandled system
 			// error" where the other end says "remote process exited or
@@ -118,6 +131,11 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 		reporters.insert(host);
 		peers.insert(peer);
 	}
+	// A host's "unhandled system error" beside its own completion error
+	// that named no peer is that error passed up, not a second fault.
+	for (const auto &r : reports)
+		if (r.e->capture("peer").empty())
+			own_fault.erase(r.host);
 	// One host reporting, or one peer named by all: not a symmetry.
 	if (reporters.size() < 2 || peers.size() < 2)
 		return;
