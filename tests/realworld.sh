@@ -27,13 +27,15 @@
 # engine before it: dev 0.98/1.00/1.00, held-out 0.89/0.82/0.83, the drops
 # coming from the batch's 2 dev and 2 held-out cases the engine reads as
 # another class, not from a regression: the 194 earlier cases still score
-# dev 1.00/1.00/1.00, held-out 0.91/0.84/0.84). Raise them as the engine improves;
+# dev 1.00/1.00/1.00, held-out 0.91/0.84/0.84; with the round's engine dev
+# is 1.00/1.00/1.00 again, held-out unchanged at 0.89/0.82/0.83: its misses
+# are not tuned on). Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
 REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.88}
 REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.82}
 REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.82}
-REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.98}
+REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.99}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.99}
 REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.99}
 
