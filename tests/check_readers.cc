@@ -320,6 +320,10 @@ START_TEST(sniff_kinds)
 		mixed += "gpu-a01:4411" + std::to_string(i) + ":4411" + std::to_string(i) + " [" + std::to_string(i) +
 			 "] NCCL INFO Bootstrap : Using ib0:10.9.0.1<0>\n";
 	ck_assert(sniff_source(mixed).kind == source_kind::job_log);
+	for (int i = 0; i < 190; i++) // a large job: all but its banners
+		mixed += "gpu-a02:5511" + std::to_string(i) + ":5511" + std::to_string(i) + " [" + std::to_string(i % 8) +
+			 "] NCCL INFO cudaDriverVersion 12040\n";
+	ck_assert(sniff_source(mixed).kind == source_kind::job_log);
 	ck_assert(sniff_source(mixed.substr(mixed.find("gpu-a01:"))).kind == source_kind::nccl_log);
 	ck_assert(sniff_source(std::string(5000, '\0')).what == sniffed::binary);
 	// A hole (a run of NULs a dying node left) in a log: still the log.

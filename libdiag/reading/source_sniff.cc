@@ -131,9 +131,9 @@ sniff_result sniff_source(std::string_view head)
 	if (!lines.empty() && kern * 2 >= lines.size())
 		r.kind = source_kind::kernel_log;
 	// NCCL_DEBUG_FILE holds NCCL's lines alone; a job's output with
-	// NCCL_DEBUG=INFO opens with them too, among its own banners and
-	// launcher lines, and stays a job log.
-	else if (!lines.empty() && nccl * 5 >= lines.size() * 4)
+	// NCCL_DEBUG=INFO opens with them too (all but a few on a large job),
+	// among its own banners and launcher lines, and stays a job log.
+	else if (!lines.empty() && nccl == lines.size())
 		r.kind = source_kind::nccl_log;
 	else
 		r.kind = source_kind::job_log;
