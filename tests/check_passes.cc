@@ -2005,6 +2005,31 @@ START_TEST(zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps)
 }
 END_TEST
 
+// sacct -P's times are the controller's local ones; where they are the only
+// local times and the nodes' journal states its zone, they are in it.
+START_TEST(zone_stated_by_the_nodes_reads_sacct_local_times)
+{
+	for (bool stated : {true, false}) {
+		fixture f;
+		const int zone_s = 5 * 3600 + 1800;
+		f.ev.job.times_local = true;
+		f.ev.job.start_us = t0 - 4 * 3600 * us_per_s + zone_s * us_per_s;
+		f.ev.job.end_us = t0 + 600 * us_per_s + zone_s * us_per_s;
+		event &k = f.add(failure_class::host_oom, event_role::initiating, -1, 0, 9, f.kern);
+		k.host = f.ev.intern_host("node028");
+		if (stated)
+			k.ts.tz_offset_s = zone_s;
+		f.add(failure_class::unknown, event_role::victim, 3, 0, 18).ts = ts_value{}; // srun's "task 3: Killed"
+		clock_options co;
+		clock_result cr;
+		resolve_times(f.ev, co, cr);
+		ck_assert_int_eq(cr.zone_offset_s, stated ? zone_s : 0);
+		if (stated)
+			ck_assert_int_eq(f.ev.job.start_us, t0 - 4 * 3600 * us_per_s);
+	}
+}
+END_TEST
+
 // Plain dmesg: seconds since boot. An audit record states the wall time it
 // was made at beside its stamp; without a btime line that anchors the rest.
 START_TEST(boot_stamps_anchored_by_an_audit_records_wall_time)
@@ -2308,6 +2333,7 @@ static void add_zone_tests(Suite *s)
 	tcase_add_test(t, zone_stated_by_the_job_wins_over_the_inferred_one);
 	tcase_add_test(t, zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones);
 	tcase_add_test(t, zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps);
+	tcase_add_test(t, zone_stated_by_the_nodes_reads_sacct_local_times);
 	tcase_add_test(t, boot_stamps_anchored_by_an_audit_records_wall_time);
 	tcase_add_test(t, zone_given_by_audit_records_beside_local_stamps);
 	tcase_add_test(t, zone_an_abbreviation_of_several_zones_says_nothing);

@@ -294,6 +294,16 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 			absolute.push_back(e.ts.epoch_us);
 	for (int64_t t : absolute)
 		widen(t);
+	// The zone every absolute line that states one states (journalctl's
+	// "+05:30"): the nodes' own.
+	std::set<int> stated;
+	for (const auto &e : ev.events)
+		if (!e.inherited_time && e.ts.kind == ts_kind::absolute && e.ts.tz_offset_s != 0)
+			stated.insert(e.ts.tz_offset_s);
+	// Only sacct -P's times are local: the controller prints them in the
+	// cluster's zone, the one its nodes state.
+	if (local.empty() && ev.job.times_local && ev.job.start_us != no_time && stated.size() == 1)
+		return *stated.begin();
 	if (lo == INT64_MAX || local.empty())
 		return 0;
 	// For a zone: how many local stamps fall in the span, and how far the
@@ -330,10 +340,6 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 	// Where sacct's local window already holds them, the span's fit cannot
 	// tell zones apart: the job's stamps run on past the last absolute one
 	// (an Xid, then the watchdogs half an hour later).
-	std::set<int> stated;
-	for (const auto &e : ev.events)
-		if (!e.inherited_time && e.ts.kind == ts_kind::absolute && e.ts.tz_offset_s != 0)
-			stated.insert(e.ts.tz_offset_s);
 	if (stated.size() == 1) {
 		int z = *stated.begin();
 		if (agree_with_sacct || inside(z) * 2 > local.size())
