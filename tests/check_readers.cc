@@ -482,6 +482,45 @@ START_TEST(large_log_in_line_order)
 }
 END_TEST
 
+// Lines several ranks share: a handler's line ("attempting to recover",
+// "Skipping batch") of one rank (named on it, or the rank of the fault it
+// answers), then another rank's header and its traceback: that traceback
+// was not handled, its error is no decoy. A handler's line of no known rank
+// right before a traceback still catches it, header or not.
+START_TEST(handler_line_of_another_rank_does_not_catch_a_traceback)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	enum { named, answers_a_fault, same_rank, no_rank, variants };
+	for (int v = 0; v < variants; v++) {
+		std::string text;
+		if (v == named || v == same_rank)
+			text = "rank 7: WARNING | metaseq.trainer | attempting to recover from OOM in forward/backward pass\n";
+		else if (v == answers_a_fault)
+			text = "[Rank 36] WARNING: ran out of memory with exception: CUDA out of memory. Tried to allocate 1.00 GiB.\n"
+			       " Skipping batch\n";
+		else
+			text = "ERROR:trainer:failed to upload metrics, will retry in 30s\n";
+		text += std::string(v == same_rank ? "rank 7" : "rank 0") + ": Exception at step 5303 (batch 182), exiting\n"
+			"Traceback (most recent call last):\n"
+			"  File \"/workspace/checkpoint.py\", line 179, in save\n"
+			"OSError: [Errno 5] Input/output error: '/lustre/run/step_5303/model_00.pt'\n";
+		line_reader lr(text);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		int seen = 0;
+		for (const auto &e : ev.events)
+			if (e.cls == failure_class::filesystem) {
+				seen++;
+				bool caught = v == same_rank || v == no_rank;
+				ck_assert_msg(e.decoy == caught, "variant %d: decoy %d", v, e.decoy);
+			}
+		ck_assert_int_eq(seen, 1);
+	}
+}
+END_TEST
+
 // An exception that ends a traceback through communicator set-up
 // (ncclCommInitRank) was raised while the job started; one whose traceback
 // does not pass through it, on the same writer after, was not.
@@ -1088,6 +1127,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
 	tcase_add_test(t, relayed_traceback_is_the_origins);
 	tcase_add_test(t, traceback_through_comm_init_marks_its_exception_at_startup);
+	tcase_add_test(t, handler_line_of_another_rank_does_not_catch_a_traceback);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);

@@ -193,6 +193,7 @@ struct writer_state {
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	int handled_rank = -1;           // the rank that line names (-1: none)
 	long last_event = -1;            // index of the writer's last kept event
 	uint64_t last_event_line = 0;
 	bool traceback_handled = false;  // the open traceback follows a handler's line
@@ -960,9 +961,16 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::handled) {
 				writer_state &hw = writers[key];
 				hw.handled_line = line_no;
-				// "attempting to recover" right after a fault: it was dealt with.
-				if (hw.last_event >= 0 && line_no - hw.last_event_line <= 4)
-					ev.events[static_cast<size_t>(hw.last_event)].handled = true;
+				hw.handled_rank = id.rank >= 0 ? id.rank : rules.rank_in_text(id.body, nullptr);
+				// "attempting to recover" right after a fault: it was dealt
+				// with (the first such line answers it: it is that fault's
+				// rank's).
+				if (hw.last_event >= 0 && line_no - hw.last_event_line <= 4) {
+					event &dealt = ev.events[static_cast<size_t>(hw.last_event)];
+					if (!dealt.handled && hw.handled_rank < 0)
+						hw.handled_rank = dealt.rank;
+					dealt.handled = true;
+				}
 				return;
 			}
 			event e;
@@ -1041,15 +1049,22 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				int own_rank = id.rank < 0 ? rules.rank_in_text(id.body, nullptr) : -1;
 				// A traceback one rank relays for another (DCP's "Traceback
 				// (most recent call last): (RANK 5)", printed by every rank).
+				bool headed = false; // a header (or the line itself) names its rank
 				if (std::string_view o = caps.get("origin_rank"); !o.empty()) {
 					w.tb_owner = static_cast<int>(to_ll(o));
 					w.tb_relayed = true;
-				} else if (own_rank >= 0)
+				} else if (own_rank >= 0) {
 					w.tb_owner = own_rank;
-				else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2)
+					headed = true;
+				} else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2) {
 					w.tb_owner = w.tb_rank;
-				else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
+					headed = true;
+				} else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
 					w.tb_owner = file_rank;
+				// Lines several ranks share: a handler's line of one rank
+				// says nothing of the traceback another rank's header opens.
+				if (w.traceback_handled && headed && w.handled_rank >= 0 && w.tb_owner != w.handled_rank)
+					w.traceback_handled = false;
 				note_chain(w, caps, line_no);
 				return;
 			}
