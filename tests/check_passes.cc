@@ -1905,9 +1905,41 @@ START_TEST(decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting)
 }
 END_TEST
 
+// An Xid naming no rank, in a job of two whose one rank's watchdog timed
+// out and aborted it (SIGABRT): that abort is the watchdog's, not a crash
+// of the rank the fault struck; the silent rank, missing from the hang, is
+// the fault's. A rank that aborted with no timeout of its own stays the
+// crashed one.
+START_TEST(fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank)
+{
+	for (int timed_out = 0; timed_out <= 1; timed_out++) {
+		fixture f;
+		int a = f.ev.intern_host("hpc-g032");
+		f.ev.job.nodelist = "hpc-g032";
+		rank_info ri;
+		ri.rank = 1;
+		ri.host = a;
+		f.ev.ranks.add(ri);
+		f.ev.ranks.note_world_size(2);
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = a;
+		if (timed_out)
+			watchdog(f, 1, 302744, "_REDUCE_SCATTER_BASE", "");
+		exited(f, 1, -6, 1800, 40);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::gpu_hardware);
+		ck_assert_int_eq(cx.d.first_rank, (timed_out ? 0 : 1));
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
+	tcase_add_test(t, fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank);
 	tcase_add_test(t, hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in);
 	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);

@@ -57,12 +57,17 @@ bool in_ties(const std::vector<candidate> &ties, const event *e)
 // abort, a crash: not a launcher's SIGTERM/SIGKILL/SIGINT): where a fault
 // of that host that names no rank struck. A fault that names no host
 // either (glibc's "free(): invalid pointer", unprefixed) looks at the
-// whole job. -1 when none or several.
+// whole job. -1 when none or several. A rank whose watchdog reported a
+// collective's timeout and then aborted (SIGABRT) was taken down by its
+// watchdog, waiting on the others: that abort is no crash of its own.
 int sole_crashed_rank_on(const evidence &ev, int host)
 {
-	std::set<int> ranks;
+	std::set<int> ranks, timed_out;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.kind == rule_kind::watchdog)
+			timed_out.insert(e.rank);
 	for (const auto &x : rank_exit_signals(ev)) {
-		if (x.second <= 0 || stop_signal(x.second))
+		if (x.second <= 0 || stop_signal(x.second) || (x.second == 6 && timed_out.count(x.first)))
 			continue;
 		const rank_info *ri = ev.ranks.by_rank(x.first);
 		if (host < 0 || (ri && ri->host == host))
