@@ -1936,9 +1936,35 @@ START_TEST(fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank)
 }
 END_TEST
 
+// An Xid naming its process (pid=N) and the exit of the rank whose pid
+// that is, on a line prefixed by the node's address rather than its name:
+// the same process, the exit's rank. Another pid lends nothing across the
+// two names.
+START_TEST(fault_choice_an_xid_takes_the_rank_of_the_exit_naming_its_pid)
+{
+	for (int same = 0; same <= 1; same++) {
+		fixture f;
+		int name = f.ev.intern_host("dgx0057"), addr = f.ev.intern_host("10.38.0.1");
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = name;
+		x.captures = {{"gpu_pid", "1118640"}};
+		event &q = exited(f, 1, 1, 5, 74);
+		q.host = addr;
+		q.captures = {{"pid", same ? "1118640" : "1118641"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::gpu_hardware);
+		ck_assert_int_eq(cx.d.first_rank, (same ? 1 : -1));
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
+	tcase_add_test(t, fault_choice_an_xid_takes_the_rank_of_the_exit_naming_its_pid);
 	tcase_add_test(t, fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank);
 	tcase_add_test(t, hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in);
 	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);

@@ -76,6 +76,22 @@ int sole_crashed_rank_on(const evidence &ev, int host)
 	return ranks.size() == 1 ? *ranks.begin() : -1;
 }
 
+// The process an Xid names (pid=N) is the one whose exit names that pid
+// (torchrun's "failed (exitcode: 1) local_rank: 1 (pid: N)"), however the
+// two lines name the node (a pdsh address prefix, the kernel's host name).
+bool same_process(const evidence &ev, const event &fault, const event &exit)
+{
+	long long gp, xp;
+	if (!parse_uint_str(fault.capture("gpu_pid"), gp) || gp <= 0)
+		return false;
+	if (exit.pid > 0 && exit.pid == gp)
+		return true;
+	if (parse_uint_str(exit.capture("pid"), xp) && xp == gp)
+		return true;
+	const rank_info *ri = exit.rank >= 0 ? ev.ranks.by_rank(exit.rank) : nullptr;
+	return ri && ri->pid > 0 && ri->pid == gp;
+}
+
 // A fault that names no rank takes the rank of the earliest fault of the
 // same class that does (the cgroup's "oom_kill event" and srun's "task 5:
 // Out Of Memory"), else what the ends of the processes say.
@@ -107,8 +123,8 @@ void borrow_rank(diagnosis_context &cx)
 	int borrowed = -1;
 	if (best.e->cls == failure_class::host_oom && killed.size() == 1)
 		borrowed = killed[0];
-	else if (xv.first_self_exit &&
-		 (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
+	else if (xv.first_self_exit && (best.e->host < 0 || xv.first_self_exit->host < 0 ||
+					xv.first_self_exit->host == best.e->host || same_process(cx.ev, *best.e, *xv.first_self_exit)))
 		borrowed = xv.first_self_exit->rank;
 	else if (int own = sole_crashed_rank_on(cx.ev, best.e->host); own >= 0)
 		borrowed = own;
