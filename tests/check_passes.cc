@@ -1852,9 +1852,122 @@ START_TEST(mutual_link_errors_unnamed_peers_on_two_hosts_single_out_nobody)
 }
 END_TEST
 
+// torchrun's launch line with a fixed --nnodes and --nproc-per-node states
+// the world: a rank that never logged is still in it, and missing from the
+// hang's reports. An elastic range states none.
+START_TEST(hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in)
+{
+	for (int fixed = 0; fixed <= 1; fixed++) {
+		fixture f;
+		event &l = f.add(failure_class::unknown, event_role::context, -1, -3600, 2, f.log);
+		if (fixed)
+			l.captures = {{"agent_nnodes", "1"}, {"agent_nproc", "4"}};
+		for (int r = 0; r < 3; r++)
+			watchdog(f, r, 5, "ALLREDUCE", "2048");
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.ranks.world_size(), (fixed ? 4 : 3));
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		ck_assert_int_eq(static_cast<int>(cx.hv.suspects.size()), (fixed ? 1 : 0));
+		if (fixed)
+			ck_assert_int_eq(cx.hv.suspects[0], 3);
+	}
+}
+END_TEST
+
+// An Xid that names no rank, on a node whose other ranks all timed out in
+// the collective: the node's one silent rank is the one whose GPU failed,
+// though ranks of the other node were killed before their watchdogs fired.
+// Two silent ranks on the node single out nobody.
+START_TEST(decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting)
+{
+	for (int silent_here = 1; silent_here <= 2; silent_here++) {
+		fixture f;
+		int a = f.ev.intern_host("gpu-a01"), b = f.ev.intern_host("gpu-a02");
+		for (int r = 0; r < 8; r++) {
+			rank_info ri;
+			ri.rank = r;
+			ri.host = r < 4 ? a : b;
+			f.ev.ranks.add(ri);
+		}
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = a;
+		for (int r : {0, 1, 3, 4})
+			if (silent_here == 1 || r != 1)
+				watchdog(f, r, 5, "ALLREDUCE", "2048");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::gpu_hardware);
+		ck_assert_int_eq(cx.d.first_rank, (silent_here == 1 ? 2 : -1));
+	}
+}
+END_TEST
+
+// An Xid naming no rank, in a job of two whose one rank's watchdog timed
+// out and aborted it (SIGABRT): that abort is the watchdog's, not a crash
+// of the rank the fault struck; the silent rank, missing from the hang, is
+// the fault's. A rank that aborted with no timeout of its own stays the
+// crashed one.
+START_TEST(fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank)
+{
+	for (int timed_out = 0; timed_out <= 1; timed_out++) {
+		fixture f;
+		int a = f.ev.intern_host("hpc-g032");
+		f.ev.job.nodelist = "hpc-g032";
+		rank_info ri;
+		ri.rank = 1;
+		ri.host = a;
+		f.ev.ranks.add(ri);
+		f.ev.ranks.note_world_size(2);
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = a;
+		if (timed_out)
+			watchdog(f, 1, 302744, "_REDUCE_SCATTER_BASE", "");
+		exited(f, 1, -6, 1800, 40);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::gpu_hardware);
+		ck_assert_int_eq(cx.d.first_rank, (timed_out ? 0 : 1));
+	}
+}
+END_TEST
+
+// An Xid naming its process (pid=N) and the exit of the rank whose pid
+// that is, on a line prefixed by the node's address rather than its name:
+// the same process, the exit's rank. Another pid lends nothing across the
+// two names.
+START_TEST(fault_choice_an_xid_takes_the_rank_of_the_exit_naming_its_pid)
+{
+	for (int same = 0; same <= 1; same++) {
+		fixture f;
+		int name = f.ev.intern_host("dgx0057"), addr = f.ev.intern_host("10.38.0.1");
+		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
+		x.host = name;
+		x.captures = {{"gpu_pid", "1118640"}};
+		event &q = exited(f, 1, 1, 5, 74);
+		q.host = addr;
+		q.captures = {{"pid", same ? "1118640" : "1118641"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::gpu_hardware);
+		ck_assert_int_eq(cx.d.first_rank, (same ? 1 : -1));
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
+	tcase_add_test(t, fault_choice_an_xid_takes_the_rank_of_the_exit_naming_its_pid);
+	tcase_add_test(t, fault_choice_a_watchdogs_abort_is_no_crash_to_lend_an_xid_its_rank);
+	tcase_add_test(t, hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in);
+	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);

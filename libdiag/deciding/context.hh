@@ -9,6 +9,7 @@
 #include "deciding/knowledge.hh"
 #include "model/evidence.hh"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct hang_view {
 	long long seq = -1;
 	std::string why;
 	int reporting = 0; // ranks whose watchdog reported a timeout
+	std::set<int> waiting; // ranks seen waiting in the collective (reported, or aborted by their watchdog)
 };
 
 struct diagnosis_context {

@@ -26,12 +26,38 @@ void from_first_fault(diagnosis_context &cx)
 	// that rank's.
 	if (d.first_rank < 0 && !job_level(d.cls) && cx.hv.suspects.size() == 1) {
 		int s = cx.hv.suspects[0];
-		const rank_info *ri = cx.ev.ranks.by_rank(s);
-		int s_host = ri ? ri->host : -1;
+		int s_host = rank_host(cx.ev, s);
 		if (b->host >= 0 && s_host == b->host) {
 			d.first_rank = s;
 			d.borrowed_rank = s;
 			d.notes.push_back("the first fault names no rank; rank " + std::to_string(s) + " is the one " + cx.hv.why);
+		}
+	}
+	// The same, on the fault's node alone: a GPU that faulted leaves its
+	// own rank stuck and silent while the node's other ranks wait in the
+	// collective and time out; ranks of other nodes may have been killed
+	// before their watchdogs fired. Every rank of the world must have a
+	// known host, and the node's other ranks all be seen waiting.
+	if (d.first_rank < 0 && !job_level(d.cls) && cx.hv.suspects.size() != 1 && b->host >= 0 &&
+	    !cx.hv.waiting.empty() && cx.ev.ranks.world_size() <= 4096) {
+		std::vector<int> idle;
+		int waiting_here = 0;
+		bool placed = true;
+		for (int r = 0; r < cx.ev.ranks.world_size() && placed; r++) {
+			int h = rank_host(cx.ev, r);
+			if (h < 0 && !cx.hv.waiting.count(r))
+				placed = false; // a silent rank of unknown host could be the node's
+			else if (h == b->host && cx.hv.waiting.count(r))
+				waiting_here++;
+			else if (h == b->host)
+				idle.push_back(r);
+		}
+		if (placed && idle.size() == 1 && waiting_here >= 1) {
+			d.first_rank = idle[0];
+			d.borrowed_rank = idle[0];
+			d.notes.push_back("the first fault names no rank; rank " + std::to_string(idle[0]) +
+					  " is the one rank of its node not seen waiting in the collective that the node's " +
+					  std::to_string(waiting_here) + " other rank(s) timed out in");
 		}
 	}
 	// A weak lead (a transport error) loses to a clear structural suspect

@@ -57,18 +57,39 @@ bool in_ties(const std::vector<candidate> &ties, const event *e)
 // abort, a crash: not a launcher's SIGTERM/SIGKILL/SIGINT): where a fault
 // of that host that names no rank struck. A fault that names no host
 // either (glibc's "free(): invalid pointer", unprefixed) looks at the
-// whole job. -1 when none or several.
+// whole job. -1 when none or several. A rank whose watchdog reported a
+// collective's timeout and then aborted (SIGABRT) was taken down by its
+// watchdog, waiting on the others: that abort is no crash of its own.
 int sole_crashed_rank_on(const evidence &ev, int host)
 {
-	std::set<int> ranks;
+	std::set<int> ranks, timed_out;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.kind == rule_kind::watchdog)
+			timed_out.insert(e.rank);
 	for (const auto &x : rank_exit_signals(ev)) {
-		if (x.second <= 0 || stop_signal(x.second))
+		if (x.second <= 0 || stop_signal(x.second) || (x.second == 6 && timed_out.count(x.first)))
 			continue;
 		const rank_info *ri = ev.ranks.by_rank(x.first);
 		if (host < 0 || (ri && ri->host == host))
 			ranks.insert(x.first);
 	}
 	return ranks.size() == 1 ? *ranks.begin() : -1;
+}
+
+// The process an Xid names (pid=N) is the one whose exit names that pid
+// (torchrun's "failed (exitcode: 1) local_rank: 1 (pid: N)"), however the
+// two lines name the node (a pdsh address prefix, the kernel's host name).
+bool same_process(const evidence &ev, const event &fault, const event &exit)
+{
+	long long gp, xp;
+	if (!parse_uint_str(fault.capture("gpu_pid"), gp) || gp <= 0)
+		return false;
+	if (exit.pid > 0 && exit.pid == gp)
+		return true;
+	if (parse_uint_str(exit.capture("pid"), xp) && xp == gp)
+		return true;
+	const rank_info *ri = exit.rank >= 0 ? ev.ranks.by_rank(exit.rank) : nullptr;
+	return ri && ri->pid > 0 && ri->pid == gp;
 }
 
 // A fault that names no rank takes the rank of the earliest fault of the
@@ -102,8 +123,8 @@ void borrow_rank(diagnosis_context &cx)
 	int borrowed = -1;
 	if (best.e->cls == failure_class::host_oom && killed.size() == 1)
 		borrowed = killed[0];
-	else if (xv.first_self_exit &&
-		 (best.e->host < 0 || xv.first_self_exit->host < 0 || xv.first_self_exit->host == best.e->host))
+	else if (xv.first_self_exit && (best.e->host < 0 || xv.first_self_exit->host < 0 ||
+					xv.first_self_exit->host == best.e->host || same_process(cx.ev, *best.e, *xv.first_self_exit)))
 		borrowed = xv.first_self_exit->rank;
 	else if (int own = sole_crashed_rank_on(cx.ev, best.e->host); own >= 0)
 		borrowed = own;

@@ -143,6 +143,7 @@ hang_view analyse_watchdogs(const evidence &ev)
 		for (const auto &x : rank_exit_signals(ev))
 			if (x.second == 6 && (reporting.count(x.first) || !own_fault.count(x.first)))
 				waiting.insert(x.first);
+		hv.waiting = waiting;
 		if (static_cast<int>(waiting.size()) == world - 1)
 			for (int r = 0; r < world; r++)
 				if (!waiting.count(r)) {

@@ -245,6 +245,24 @@ void apply_agent_ranks(evidence &ev)
 	}
 }
 
+// torchrun's launch line with a fixed --nnodes=N and --nproc-per-node=P
+// states the job's world, N*P ranks, however few of them logged: a rank
+// that printed nothing is still one of them. Launch lines that disagree
+// (steps of several sizes) state none.
+void apply_launch_world(evidence &ev)
+{
+	std::set<long long> worlds;
+	for (const auto &e : ev.events) {
+		long long n, p;
+		if (e.dropped || !parse_uint_str(e.capture("agent_nnodes"), n) || !parse_uint_str(e.capture("agent_nproc"), p))
+			continue;
+		if (n >= 1 && p >= 1 && n <= 100000 && p <= 1024)
+			worlds.insert(n * p);
+	}
+	if (worlds.size() == 1 && *worlds.begin() <= 1000000)
+		ev.ranks.note_world_size(static_cast<int>(*worlds.begin()));
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
@@ -288,6 +306,7 @@ void resolve_identities(evidence &ev)
 	resolve_agent_workers(ev);
 	resolve_agent_stream_hosts(ev);
 	apply_agent_ranks(ev);
+	apply_launch_world(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -344,6 +363,11 @@ int host_of_rank(evidence &ev, int rank)
 }
 
 } // namespace
+
+int rank_host(evidence &ev, int rank)
+{
+	return host_of_rank(ev, rank);
+}
 
 namespace {
 
