@@ -1168,6 +1168,35 @@ END_TEST
 // vLLM's workers raising "NCCL error: internal error" out of a traceback
 // through ncclCommInitRank: no init trail, but the communicator was being
 // made (the reader marks such an exception at_startup).
+// torch.multiprocessing.spawn's "-- Process 1 terminated" numbers the
+// process on its machine: under srun's task 1, which ran on the second
+// node, it is that node's local rank 1 (the rank there on CUDA device 1).
+START_TEST(identities_spawn_process_index_is_a_local_rank_on_its_tasks_node)
+{
+	for (bool second_node : {true, false}) {
+		fixture f;
+		int a = f.ev.intern_host("gpu-d21"), b = f.ev.intern_host("gpu-d22");
+		for (int r = 0; r < 8; r++) {
+			rank_info ri;
+			ri.rank = r;
+			ri.host = r < 4 ? a : b;
+			ri.cuda_dev = r % 4;
+			f.ev.ranks.add(ri);
+		}
+		event &exit = f.add(failure_class::unknown, event_role::context, -1, 0, 60);
+		exit.kind = rule_kind::task_exit;
+		exit.host = second_node ? b : a;
+		exit.captures = {{"task", "1"}};
+		event &e = f.add(failure_class::nan_inf, event_role::initiating, 1, 0, 50);
+		e.task = 1;
+		e.local_rank = 1;
+		e.captures = {{"spawn_local", "1"}};
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events[1].rank, second_node ? 5 : 1);
+	}
+}
+END_TEST
+
 START_TEST(launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure)
 {
 	for (bool through_init : {true, false}) {
@@ -2488,6 +2517,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure);
 	tcase_add_test(t, launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure);
 	tcase_add_test(t, launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure);
+	tcase_add_test(t, identities_spawn_process_index_is_a_local_rank_on_its_tasks_node);
 	tcase_add_test(t, launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody);
 	tcase_add_test(t, launch_phase_the_same_unranked_fault_on_two_nodes_singles_out_nobody);
 	tcase_add_test(t, fault_choice_takes_the_node_lost_not_the_survivor_that_reported_it);

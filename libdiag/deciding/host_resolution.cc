@@ -12,6 +12,7 @@
 #include "reading/slurm_nodelist.hh"
 
 #include <cctype>
+
 #include <map>
 #include <set>
 
@@ -245,6 +246,40 @@ void apply_agent_ranks(evidence &ev)
 	}
 }
 
+// torch.multiprocessing.spawn numbers its processes on their machine
+// ("-- Process 1 terminated"): the reader took that index for the global
+// rank, which holds on a job of one node. Where the line's srun task ran on
+// another node than the rank of that number (srun's "gpu-d22: task 1: ..."
+// against NCCL's rank map), it is a local rank there: the rank on that node
+// with that local rank (or that CUDA device, one process a GPU), else none.
+void place_spawned_processes(evidence &ev)
+{
+	std::map<int, int> task_node;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 || ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		for (int t : parse_task_list(e.capture("task")))
+			task_node.emplace(t, e.host);
+	}
+	for (auto &e : ev.events) {
+		if (e.capture("spawn_local").empty() || e.task < 0 || e.local_rank < 0)
+			continue;
+		auto tn = task_node.find(e.task);
+		const rank_info *ri = ev.ranks.by_rank(e.rank);
+		if (tn == task_node.end() || !ri || ri->host < 0 || ri->host == tn->second)
+			continue;
+		int found = -1, n = 0;
+		for (const auto &r : ev.ranks.all())
+			if (r.second.host == tn->second &&
+			    (r.second.local_rank == e.local_rank || (r.second.local_rank < 0 && r.second.cuda_dev == e.local_rank))) {
+				found = r.first;
+				n++;
+			}
+		e.rank = n == 1 ? found : -1;
+		e.host = tn->second;
+	}
+}
+
 // torchrun's launch line with a fixed --nnodes=N and --nproc-per-node=P
 // states the job's world, N*P ranks, however few of them logged: a rank
 // that printed nothing is still one of them. Launch lines that disagree
@@ -307,6 +342,7 @@ void resolve_identities(evidence &ev)
 	resolve_agent_stream_hosts(ev);
 	apply_agent_ranks(ev);
 	apply_launch_world(ev);
+	place_spawned_processes(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);

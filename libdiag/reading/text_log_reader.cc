@@ -207,6 +207,8 @@ struct writer_state {
 	// that follows is that rank's (a tb_rank capture).
 	int tb_rank = -1;
 	uint64_t tb_rank_line = 0;
+	bool tb_rank_local = false; // it is a local rank (spawn's process index)
+	bool tb_owner_local = false;
 	int tb_owner = -1; // the open traceback's rank, from such a header
 	bool tb_relayed = false; // its header named the rank it came from: it wins over the writer's
 	// Python's chained exceptions ("During handling of the above exception",
@@ -1045,6 +1047,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// So is one whose own line names its rank in a logger
 				// format ("[<time> TP5] ... hit an exception: Traceback").
 				w.tb_owner = -1;
+				w.tb_owner_local = false;
 				w.tb_relayed = false;
 				int own_rank = id.rank < 0 ? rules.rank_in_text(id.body, nullptr) : -1;
 				// A traceback one rank relays for another (DCP's "Traceback
@@ -1058,6 +1061,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					headed = true;
 				} else if (w.tb_rank >= 0 && line_no - w.tb_rank_line <= 2) {
 					w.tb_owner = w.tb_rank;
+					w.tb_owner_local = w.tb_rank_local;
 					headed = true;
 				} else if (ident == 0 && file_rank >= 0 && line_no - file_rank_line <= 2)
 					w.tb_owner = file_rank;
@@ -1069,9 +1073,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				return;
 			}
 			note_chain(w, caps, line_no);
-			if (std::string_view tr = caps.get("tb_rank"); !tr.empty()) {
-				w.tb_rank = static_cast<int>(to_ll(tr));
+			std::string_view tr = caps.get("tb_rank"), tl = caps.get("tb_local_rank");
+			if (!tr.empty() || !tl.empty()) {
+				w.tb_rank = static_cast<int>(to_ll(tr.empty() ? tl : tr));
 				w.tb_rank_line = line_no;
+				w.tb_rank_local = tr.empty();
 			} else if (w.tb_owner >= 0 &&
 				   (r->kind == rule_kind::exception ||
 				    // A fault line that ends the traceback ("OSError: [Errno 5] ..."
@@ -1082,9 +1088,17 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					e.captures.emplace_back("relayed", "1");
 				if (w.tb_relayed && e.rank != w.tb_owner)
 					e.host = -1; // the relaying writer's host is not the origin's
-				if (e.rank < 0 || w.tb_relayed)
+				if (e.rank < 0 || w.tb_relayed) {
 					e.rank = w.tb_owner;
+					// The global rank on a job of one node; on several,
+					// host_resolution places the local one on its node.
+					if (w.tb_owner_local) {
+						e.local_rank = w.tb_owner;
+						e.captures.emplace_back("spawn_local", "1");
+					}
+				}
 				w.tb_owner = -1;
+				w.tb_owner_local = false;
 				w.tb_relayed = false;
 			}
 			std::vector<long> links; // the chain this exception continues
