@@ -1146,28 +1146,33 @@ START_TEST(launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure)
 }
 END_TEST
 
+// NCCL's init trail after the relayed error, or (vLLM's workers) the error
+// raised out of a traceback through ncclCommInitRank (the reader marks it
+// at_startup); neither once something ran, nor with no sign of set-up.
 START_TEST(launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure)
 {
-	for (bool ran : {false, true}) {
+	enum { trail, trail_after_progress, raised_in_comm_init, no_sign, variants };
+	for (int v = 0; v < variants; v++) {
 		fixture f;
-		f.add(failure_class::network, event_role::victim, -1, 0, 10); // ncclInternalError
-		event &t = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
-		t.kind = rule_kind::init_trail;
-		if (ran)
+		event &relayed = f.add(failure_class::network, event_role::victim, -1, 0, 10); // ncclInternalError
+		relayed.at_startup = v == raised_in_comm_init;
+		if (v == trail || v == trail_after_progress) {
+			event &t = f.add(failure_class::unknown, event_role::context, -1, 0, 4);
+			t.kind = rule_kind::init_trail;
+		}
+		if (v == trail_after_progress)
 			f.ev.last_progress[writer_key(f.log, 0)] = 2;
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 		pass_fault_choice(cx);
 		pass_decide(cx);
 		ck_assert(cx.d.cls == failure_class::network);
 		pass_launch_phase(cx);
-		ck_assert(cx.d.cls == (ran ? failure_class::network : failure_class::launch_failure));
+		bool launch = v == trail || v == raised_in_comm_init;
+		ck_assert_msg(cx.d.cls == (launch ? failure_class::launch_failure : failure_class::network), "variant %d", v);
 	}
 }
 END_TEST
 
-// vLLM's workers raising "NCCL error: internal error" out of a traceback
-// through ncclCommInitRank: no init trail, but the communicator was being
-// made (the reader marks such an exception at_startup).
 // torch.multiprocessing.spawn's "-- Process 1 terminated" numbers the
 // process on its machine: under srun's task 1, which ran on the second
 // node, it is that node's local rank 1 (the rank there on CUDA device 1).
@@ -1193,23 +1198,6 @@ START_TEST(identities_spawn_process_index_is_a_local_rank_on_its_tasks_node)
 		e.captures = {{"spawn_local", "1"}};
 		resolve_identities(f.ev);
 		ck_assert_int_eq(f.ev.events[1].rank, second_node ? 5 : 1);
-	}
-}
-END_TEST
-
-START_TEST(launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure)
-{
-	for (bool through_init : {true, false}) {
-		fixture f;
-		for (int w = 0; w < 2; w++)
-			f.add(failure_class::network, event_role::victim, -1, 0, 10 + 30 * static_cast<uint64_t>(w)).at_startup =
-				through_init;
-		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-		pass_fault_choice(cx);
-		pass_decide(cx);
-		ck_assert(cx.d.cls == failure_class::network);
-		pass_launch_phase(cx);
-		ck_assert(cx.d.cls == (through_init ? failure_class::launch_failure : failure_class::network));
 	}
 }
 END_TEST
@@ -1788,6 +1776,17 @@ START_TEST(peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll)
 }
 END_TEST
 
+// The decision before pass_mutual_link_errors: a network error, its rank and
+// host singled out.
+static void blame_network_error(diagnosis_context &cx, const event &first, int host)
+{
+	cx.d.cls = failure_class::network;
+	cx.d.first = &first;
+	cx.d.first_rank = first.rank;
+	cx.d.first_host = host;
+	cx.d.rank_singled_out = true;
+}
+
 // Link errors from both ends, each naming the other's address, at once:
 // nobody stands apart. With a third host that both others name (and that
 // names one of them back), that host is the end that failed; so is the end
@@ -1826,11 +1825,7 @@ START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
 			e.captures.emplace_back("host_ip", "10.0.0.1");
 		}
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-		cx.d.cls = failure_class::network;
-		cx.d.first = &f.ev.events[3];
-		cx.d.first_rank = 3;
-		cx.d.first_host = a;
-		cx.d.rank_singled_out = true;
+		blame_network_error(cx, f.ev.events[3], a);
 		pass_mutual_link_errors(cx);
 		if (variant == a_minute_first || variant == own_fault) {
 			ck_assert_int_eq(cx.d.first_rank, 3); // its end went first
@@ -1866,11 +1861,7 @@ START_TEST(mutual_link_errors_unnamed_peers_on_two_hosts_single_out_nobody)
 		}
 		f.add(failure_class::network, event_role::initiating, 1, 0, 57, f.log, "nccl.unhandled_system_error").host = b;
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-		cx.d.cls = failure_class::network;
-		cx.d.first = &f.ev.events[0];
-		cx.d.first_rank = 1;
-		cx.d.first_host = b;
-		cx.d.rank_singled_out = true;
+		blame_network_error(cx, f.ev.events[0], b);
 		pass_mutual_link_errors(cx);
 		if (hosts == 2)
 			ck_assert_msg(cx.d.first_rank == -1 && cx.d.first_host == -1 && !cx.d.rank_singled_out, "rank %d host %d",
@@ -1912,13 +1903,9 @@ START_TEST(decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting)
 {
 	for (int silent_here = 1; silent_here <= 2; silent_here++) {
 		fixture f;
-		int a = f.ev.intern_host("gpu-a01"), b = f.ev.intern_host("gpu-a02");
-		for (int r = 0; r < 8; r++) {
-			rank_info ri;
-			ri.rank = r;
-			ri.host = r < 4 ? a : b;
-			f.ev.ranks.add(ri);
-		}
+		int a = f.ev.intern_host("gpu-a01");
+		for (int r = 0; r < 8; r++)
+			place(f, r, r < 4 ? "gpu-a01" : "gpu-a02");
 		event &x = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 1, f.kern);
 		x.host = a;
 		for (int r : {0, 1, 3, 4})
@@ -2102,6 +2089,19 @@ START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
 }
 END_TEST
 
+// Stamps e with the wall time a zone_s zone shows at utc_s, as a line with
+// no zone of its own prints it.
+static void stamp_local(event &e, int64_t utc_s, int zone_s)
+{
+	time_t t = static_cast<time_t>(utc_s + zone_s);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	e.ts = ts_value{};
+	e.ts.kind = ts_kind::local;
+	e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+	e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+}
+
 // journalctl's "-05:00" on the node's kernel lines states the zone the
 // job's local stamps are in. Here the job's stamps run on half an hour past
 // the last absolute one (an Xid, then the watchdogs' 30 minute timeout),
@@ -2113,15 +2113,7 @@ START_TEST(zone_stated_by_the_nodes_logs_reads_the_jobs_local_stamps)
 		fixture f;
 		int host = f.ev.intern_host("gpu-a49");
 		const int zone_s = -5 * 3600;
-		auto local = [&](event &e, int64_t utc_s) {
-			time_t t = static_cast<time_t>(utc_s + zone_s);
-			struct tm tm;
-			gmtime_r(&t, &tm);
-			e.ts = ts_value{};
-			e.ts.kind = ts_kind::local;
-			e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
-			e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
-		};
+		auto local = [&](event &e, int64_t utc_s) { stamp_local(e, utc_s, zone_s); };
 		const int64_t xid_s = t0 / us_per_s;
 		f.ev.job.times_local = true; // sacct -P: the controller's local times, read as UTC
 		f.ev.job.start_us = (xid_s - 3 * 3600 + zone_s) * us_per_s;
@@ -2216,15 +2208,7 @@ START_TEST(zone_given_by_audit_records_beside_local_stamps)
 	for (bool disagree : {false, true}) {
 		fixture f;
 		const int zone_s = 9 * 3600;
-		auto local = [&](event &e, int64_t utc_s, int z) {
-			time_t t = static_cast<time_t>(utc_s + z);
-			struct tm tm;
-			gmtime_r(&t, &tm);
-			e.ts = ts_value{};
-			e.ts.kind = ts_kind::local;
-			e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
-			e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
-		};
+		auto local = [&](event &e, int64_t utc_s, int z) { stamp_local(e, utc_s, z); };
 		const int64_t s0 = t0 / us_per_s;
 		int n = 0;
 		for (const char *h : {"gpu-a58", "gpu-a59"}) {
@@ -2516,7 +2500,6 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);
 	tcase_add_test(t, launch_phase_a_fault_on_nccls_init_trail_is_a_launch_failure);
 	tcase_add_test(t, launch_phase_relayed_nccl_errors_through_init_code_are_a_launch_failure);
-	tcase_add_test(t, launch_phase_relayed_nccl_errors_raised_in_comm_init_are_a_launch_failure);
 	tcase_add_test(t, identities_spawn_process_index_is_a_local_rank_on_its_tasks_node);
 	tcase_add_test(t, launch_phase_a_launch_failure_on_two_ranks_singles_out_nobody);
 	tcase_add_test(t, launch_phase_the_same_unranked_fault_on_two_nodes_singles_out_nobody);

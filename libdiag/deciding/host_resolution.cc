@@ -90,17 +90,25 @@ bool loopback_name(const std::string &h)
 // and the agent's failure block ("rank : 2 (local_rank: 0)") ties a local
 // rank under that agent to a global rank. The agent's node, from Slurm
 // (srun's "node2: task 1: ..." or the plugin's records), is its workers'.
-void resolve_agent_workers(evidence &ev)
+// The node each srun task ran on, as srun's own lines say ("node2: task 1:
+// Exited ..."), the first that names it.
+std::map<int, int> srun_task_nodes(const evidence &ev)
 {
-	if (ev.tasks_are_ranks)
-		return;
-	std::map<int, int> agent_node;
+	std::map<int, int> nodes;
 	for (const auto &e : ev.events) {
 		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 || ev.sources()[e.file].kind == source_kind::kernel_log)
 			continue;
 		for (int t : parse_task_list(e.capture("task")))
-			agent_node.emplace(t, e.host);
+			nodes.emplace(t, e.host);
 	}
+	return nodes;
+}
+
+void resolve_agent_workers(evidence &ev)
+{
+	if (ev.tasks_are_ranks)
+		return;
+	std::map<int, int> agent_node = srun_task_nodes(ev);
 	std::map<int, std::set<int>> plugin_nodes;
 	for (const auto &pt : ev.plugin_tasks)
 		if (pt.task >= 0 && pt.node >= 0 && pt.step != "batch" && pt.step != "extern")
@@ -254,13 +262,7 @@ void apply_agent_ranks(evidence &ev)
 // with that local rank (or that CUDA device, one process a GPU), else none.
 void place_spawned_processes(evidence &ev)
 {
-	std::map<int, int> task_node;
-	for (const auto &e : ev.events) {
-		if (e.dropped || e.kind != rule_kind::task_exit || e.host < 0 || ev.sources()[e.file].kind == source_kind::kernel_log)
-			continue;
-		for (int t : parse_task_list(e.capture("task")))
-			task_node.emplace(t, e.host);
-	}
+	std::map<int, int> task_node = srun_task_nodes(ev);
 	for (auto &e : ev.events) {
 		if (e.capture("spawn_local").empty() || e.task < 0 || e.local_rank < 0)
 			continue;
