@@ -58,6 +58,31 @@ struct fixture {
 
 } // namespace
 
+// The rank map knows that rank ran on host (as its local rank, on its CUDA
+// device, where given).
+static void place(fixture &f, int rank, const char *host, int local_rank = -1, int cuda_dev = -1)
+{
+	rank_info ri;
+	ri.rank = rank;
+	ri.host = f.ev.intern_host(host);
+	ri.local_rank = local_rank;
+	ri.cuda_dev = cuda_dev;
+	f.ev.ranks.add(ri);
+}
+
+// Stamps e with the wall time a zone_s zone shows at utc_s, as a line with
+// no zone of its own prints it.
+static void stamp_local(event &e, int64_t utc_s, int zone_s)
+{
+	time_t t = static_cast<time_t>(utc_s + zone_s);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	e.ts = ts_value{};
+	e.ts.kind = ts_kind::local;
+	e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
+	e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+}
+
 START_TEST(relevance_drops_kernel_lines_from_before_the_job)
 {
 	fixture f;
@@ -965,13 +990,9 @@ END_TEST
 START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there)
 {
 	fixture f;
+	for (int r = 0; r < 4; r++)
+		place(f, r, r < 2 ? "node1" : "node2");
 	int node1 = f.ev.intern_host("node1"), node2 = f.ev.intern_host("node2");
-	for (int r = 0; r < 4; r++) {
-		rank_info ri;
-		ri.rank = r;
-		ri.host = r < 2 ? node1 : node2;
-		f.ev.ranks.add(ri);
-	}
 	event &fault = f.add(failure_class::cuda_error, event_role::initiating, -1, 0, 1);
 	fault.host = node2;
 	exited(f, 3, -6, 5, 8);   // aborted on its own, on node2
@@ -1180,14 +1201,9 @@ START_TEST(identities_spawn_process_index_is_a_local_rank_on_its_tasks_node)
 {
 	for (bool second_node : {true, false}) {
 		fixture f;
+		for (int r = 0; r < 8; r++)
+			place(f, r, r < 4 ? "gpu-d21" : "gpu-d22", -1, r % 4);
 		int a = f.ev.intern_host("gpu-d21"), b = f.ev.intern_host("gpu-d22");
-		for (int r = 0; r < 8; r++) {
-			rank_info ri;
-			ri.rank = r;
-			ri.host = r < 4 ? a : b;
-			ri.cuda_dev = r % 4;
-			f.ev.ranks.add(ri);
-		}
 		event &exit = f.add(failure_class::unknown, event_role::context, -1, 0, 60);
 		exit.kind = rule_kind::task_exit;
 		exit.host = second_node ? b : a;
@@ -1432,14 +1448,6 @@ static void says_address(fixture &f, int rank, int host, const char *ip, int lin
 	event &e = f.add(failure_class::unknown, event_role::context, rank, -600, line, f.log, "nccl.bootstrap_address");
 	e.host = host;
 	e.captures = {{"host_ip", ip}};
-}
-
-static void place(fixture &f, int rank, const char *host)
-{
-	rank_info ri;
-	ri.rank = rank;
-	ri.host = f.ev.intern_host(host);
-	f.ev.ranks.add(ri);
 }
 
 static std::string host_resolved(fixture &f, int first_rank)
@@ -1701,42 +1709,33 @@ START_TEST(host_resolution_unplaced_waits_are_on_the_nodes_whose_tasks_failed)
 }
 END_TEST
 
-static void place_local(fixture &f, int rank, const char *host, int local_rank)
-{
-	rank_info ri;
-	ri.rank = rank;
-	ri.host = f.ev.intern_host(host);
-	ri.local_rank = local_rank;
-	f.ev.ranks.add(ri);
-}
-
 START_TEST(host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen)
 {
 	{
 		fixture f; // no node list: three hosts, one block of 8 ranks each
 		f.ev.ranks.note_world_size(24);
-		place_local(f, 0, "a", 0);
-		place_local(f, 3, "a", 3);
-		place_local(f, 9, "b", 1);
-		place_local(f, 16, "c", 0);
-		place_local(f, 23, "c", 7);
+		place(f, 0, "a", 0);
+		place(f, 3, "a", 3);
+		place(f, 9, "b", 1);
+		place(f, 16, "c", 0);
+		place(f, 23, "c", 7);
 		DIAG_CK_STR_EQ(host_resolved(f, 21), "c");
 		DIAG_CK_STR_EQ(host_resolved(f, 12), "b");
 	}
 	{
 		fixture f; // ranks spread round-robin: no blocks, no guess
 		f.ev.ranks.note_world_size(8);
-		place_local(f, 0, "a", 0);
-		place_local(f, 1, "b", 0);
-		place_local(f, 2, "a", 1);
-		place_local(f, 3, "b", 1);
+		place(f, 0, "a", 0);
+		place(f, 1, "b", 0);
+		place(f, 2, "a", 1);
+		place(f, 3, "b", 1);
 		DIAG_CK_STR_EQ(host_resolved(f, 5), "-");
 	}
 	{
 		fixture f; // two hosts seen, but rank 23 is local rank 7: a third host, unseen
 		f.ev.ranks.note_world_size(24);
-		place_local(f, 0, "a", 0);
-		place_local(f, 23, "c", 7);
+		place(f, 0, "a", 0);
+		place(f, 23, "c", 7);
 		DIAG_CK_STR_EQ(host_resolved(f, 12), "-");
 	}
 	{
@@ -2013,13 +2012,7 @@ static void zone_evidence(fixture &f, int shift_s)
 	for (int i = 0; i < 2; i++) {
 		event &e = f.add(failure_class::unknown, event_role::context, 0, 60.0 * (i + 1), 2 + i);
 		e.host = host;
-		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 60 * (i + 1));
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		e.ts = ts_value{};
-		e.ts.kind = ts_kind::local;
-		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
-		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+		stamp_local(e, t0 / us_per_s + 60 * (i + 1), shift_s);
 	}
 }
 
@@ -2073,13 +2066,7 @@ START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
 	for (int i = 0; i <= 6; i++) {
 		event &e = f.add(failure_class::unknown, event_role::context, 0, 0, 3 + static_cast<uint64_t>(i));
 		e.host = host;
-		time_t t = static_cast<time_t>(t0 / us_per_s + shift_s + 600 * i + (i == 6 ? 1 : 0));
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		e.ts = ts_value{};
-		e.ts.kind = ts_kind::local;
-		e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
-		e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
+		stamp_local(e, t0 / us_per_s + 600 * i + (i == 6 ? 1 : 0), shift_s);
 	}
 	clock_options co;
 	clock_result cr;
@@ -2089,18 +2076,6 @@ START_TEST(zone_inferred_ends_the_jobs_stamps_with_the_absolute_ones)
 }
 END_TEST
 
-// Stamps e with the wall time a zone_s zone shows at utc_s, as a line with
-// no zone of its own prints it.
-static void stamp_local(event &e, int64_t utc_s, int zone_s)
-{
-	time_t t = static_cast<time_t>(utc_s + zone_s);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	e.ts = ts_value{};
-	e.ts.kind = ts_kind::local;
-	e.ts.year = tm.tm_year + 1900, e.ts.month = tm.tm_mon + 1, e.ts.day = tm.tm_mday;
-	e.ts.hour = tm.tm_hour, e.ts.minute = tm.tm_min, e.ts.second = tm.tm_sec;
-}
 
 // journalctl's "-05:00" on the node's kernel lines states the zone the
 // job's local stamps are in. Here the job's stamps run on half an hour past

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -380,6 +380,17 @@ std::optional<std::pair<int, std::string>> stated_zone(const evidence &ev, const
 	return std::nullopt;
 }
 
+// The wall time (µs) an audit record states it was made at ("audit(
+// 1783062118.900:693)": memory.audit_wall_time's captures), if it is one.
+std::optional<int64_t> stated_wall_us(const event &e)
+{
+	long long wall, ms;
+	if (e.kind != rule_kind::boot_time || e.inherited_time || !parse_uint_str(e.capture("wall"), wall) ||
+	    !parse_uint_str(e.capture("wall_ms"), ms))
+		return std::nullopt;
+	return static_cast<int64_t>(wall) * us_per_s + ms * 1000;
+}
+
 // The zone a node's local stamps are in, where its audit records state
 // their own wall time beside them (syslog's "Jul  3 16:01:58 gpu-a58 kernel:
 // audit: ... audit(1783062118.900:693)"): the difference, in quarter hours
@@ -388,16 +399,15 @@ std::optional<int> audit_zone(const evidence &ev, int64_t reference_us)
 {
 	std::set<int> zones;
 	for (const auto &e : ev.events) {
-		long long wall, ms;
-		if (e.kind != rule_kind::boot_time || e.inherited_time || !is_local(e.ts) ||
-		    !parse_uint_str(e.capture("wall"), wall) || !parse_uint_str(e.capture("wall_ms"), ms))
+		auto wall = stated_wall_us(e);
+		if (!wall || !is_local(e.ts))
 			continue;
 		ts_context c;
 		c.reference_us = reference_us;
 		auto v = resolve_timestamp(e.ts, c);
 		if (!v)
 			continue;
-		double off_s = static_cast<double>(*v - (static_cast<int64_t>(wall) * us_per_s + ms * 1000)) / 1e6;
+		double off_s = static_cast<double>(*v - *wall) / 1e6;
 		double z = std::round(off_s / 900.0) * 900.0;
 		if (std::fabs(off_s - z) <= 60.0 && std::fabs(z) <= 14 * 3600.0)
 			zones.insert(static_cast<int>(z));
@@ -417,15 +427,14 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 	// audit line): the middle of what those say, as dmesg -T would.
 	std::map<int, std::vector<int64_t>> stated_boots;
 	for (const auto &e : ev.events) {
-		long long when, ms;
+		long long when;
 		if (e.kind != rule_kind::boot_time || e.host < 0)
 			continue;
 		if (parse_uint_str(e.capture("when"), when)) {
 			if (!ev.boot_time.count(e.host))
 				ev.boot_time[e.host] = static_cast<int64_t>(when) * us_per_s;
-		} else if (e.ts.kind == ts_kind::boot_relative && !e.inherited_time &&
-			   parse_uint_str(e.capture("wall"), when) && parse_uint_str(e.capture("wall_ms"), ms)) {
-			stated_boots[e.host].push_back(static_cast<int64_t>(when) * us_per_s + ms * 1000 - e.ts.boot_us);
+		} else if (auto wall = stated_wall_us(e); wall && e.ts.kind == ts_kind::boot_relative) {
+			stated_boots[e.host].push_back(*wall - e.ts.boot_us);
 		}
 	}
 	for (auto &sb : stated_boots) {

@@ -1,7 +1,7 @@
 // Link errors seen from both ends: every network error names the peer it
-// lost (in a job on two hosts, the other one). Where the hosts that report errors name each other (node A's ranks
-// lose node B, B's lose A), the link between them or the fabric failed and
-// no end stands apart: nobody is singled out. One host that every other
+// lost (in a job on two hosts, the other one). Where the hosts that report
+// errors name each other (node A's ranks lose node B, B's lose A), the link
+// between them or the fabric failed and no end stands apart: nobody is singled out. One host that every other
 // reporting host names (and only it) is the end that failed; so is the
 // host whose trouble clearly began first, or the one end whose ranks
 // report a network fault of their own where the others report only a
