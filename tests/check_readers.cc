@@ -618,6 +618,58 @@ START_TEST(nccl_error_message_lines_are_its_first_line_rank)
 }
 END_TEST
 
+// Unprefixed, a rank's NCCL error goes on over lines that carry no rank:
+// they are the rank the traceback's header names, not a fault of no rank.
+START_TEST(nccl_error_message_under_a_headed_traceback_is_the_headers_rank)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr(std::string(
+		"[2026-10-08 14:31:39,069] [ERROR] [logging.py:96:log_dist] [node1] [Rank 3] Exception at step 0, exiting\n"
+		"Traceback (most recent call last):\n"
+		"  File \"train.py\", line 55, in <module>\n"
+		"    dist.barrier()\n"
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+		"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.10.3\n"
+		"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+		"Last error:\n"
+		"Bootstrap : no socket interface found\n"
+		"srun: error: Node failure on node02\n"));
+	evidence ev;
+	ck_assert(read_job_log(lr, rules, "1", ev));
+	std::map<uint64_t, const event *> at;
+	for (const auto &e : ev.events)
+		at[e.line] = &e;
+	ck_assert(at.count(5) && at.count(8) && at.count(9));
+	ck_assert_int_eq(at[5]->rank, 3);
+	ck_assert_int_eq(at[8]->rank, 3);
+	ck_assert_int_lt(at[9]->rank, 0); // srun's own line, naming its node
+	ck_assert(at[9]->role == event_role::initiating);
+}
+END_TEST
+
+// dmesg -T prints no host: "mlx5_core 0000:4d:00.0: ..." is a driver and a
+// PCI address, where syslog's "node17 kernel: ..." is a host and a tag.
+START_TEST(dmesg_t_driver_name_is_no_host)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	line_reader lr(std::string("[Sat Mar 14 12:34:38 2026] mlx5_core 0000:4d:00.0: Link down\n"
+				   "Mar 14 12:35:11 node17 kernel: mlx5_core 0000:4d:00.0 ibp108s0: Link down\n"));
+	evidence ev;
+	source_file sf;
+	sf.path = "kern.node03.log";
+	uint32_t file = ev.add_source(sf);
+	ck_assert(read_text_log(lr, file, source_kind::kernel_log, rules, ev));
+	for (size_t h = 0; h < ev.host_count(); h++)
+		ck_assert_str_ne(ev.host_name(static_cast<int>(h)).c_str(), "mlx5_core");
+	bool node17 = false;
+	for (const auto &e : ev.events)
+		node17 = node17 || (e.line == 2 && e.host >= 0 && ev.host_name(e.host) == "node17");
+	ck_assert(node17);
+}
+END_TEST
+
 // Everything a text source gives, as one string (to compare readings).
 static std::string evidence_dump(const evidence &ev)
 {
@@ -1139,6 +1191,8 @@ static Suite *suite()
 	tcase_add_test(t, bus_ids);
 	tcase_add_test(t, large_log_in_line_order);
 	tcase_add_test(t, nccl_error_message_lines_are_its_first_line_rank);
+	tcase_add_test(t, nccl_error_message_under_a_headed_traceback_is_the_headers_rank);
+	tcase_add_test(t, dmesg_t_driver_name_is_no_host);
 	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, event_first_time_shapes_as_line_by_line);

@@ -80,8 +80,11 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 	size_t colon = after.find(':');
 	if (colon == std::string_view::npos || colon > 40)
 		return {};
-	// The tag is "kernel", "slurmd[123]", ...: no spaces before the colon.
-	if (after.substr(0, colon).find(' ') != std::string_view::npos)
+	// The tag is "kernel", "slurmd[123]", ...: no spaces before the colon,
+	// a name first. dmesg -T's "[...] mlx5_core 0000:4d:00.0: ..." names a
+	// driver and a PCI address, not a host and a tag.
+	if (after.substr(0, colon).find(' ') != std::string_view::npos || colon == 0 ||
+	    !((after[0] >= 'a' && after[0] <= 'z') || (after[0] >= 'A' && after[0] <= 'Z')))
 		return {};
 	return host;
 }
@@ -1000,18 +1003,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			writer_state &cw = writers[key];
 			// Under a victim's message ("remote process exited ...") the
 			// cause it quotes is what that victim saw of another's fault.
-			// A process's end and a line naming its own pid or local rank
-			// are another writer's (the launcher's), not the message's.
+			// A process's end and a line naming its own pid, local rank or
+			// node ("srun: error: Node failure on gpu-b07") are another
+			// writer's (the launcher's), not the message's.
 			bool own_writer = e.kind == rule_kind::task_exit || !caps.get("pid").empty() ||
-					  !caps.get("local_rank").empty() || id.pid >= 0;
+					  !caps.get("local_rank").empty() || !caps.get("host").empty() || id.pid >= 0;
 			if (e.rank < 0 && !ts && !own_writer && cw.cont_rank >= 0 && line_no - cw.cont_line <= cont_lines) {
 				e.rank = cw.cont_rank;
 				if (cw.cont_victim && e.role == event_role::initiating)
 					e.role = event_role::victim;
-			} else if (e.rank >= 0 && !caps.get("continues").empty()) {
-				cw.cont_rank = e.rank;
-				cw.cont_line = line_no;
-				cw.cont_victim = e.role == event_role::victim;
 			}
 			e.task = id.task;
 			if (e.local_rank < 0)
@@ -1199,6 +1199,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				std::string_view nr = caps.get("nranks");
 				if (!nr.empty())
 					ev.ranks.note_world_size(static_cast<int>(to_ll(nr)));
+			}
+			// (After the traceback's owner is known: an unprefixed message
+			// under "[Rank 3] Exception ..." and its traceback is rank 3's.)
+			if (e.rank >= 0 && !caps.get("continues").empty()) {
+				w.cont_rank = e.rank;
+				w.cont_line = line_no;
+				w.cont_victim = e.role == event_role::victim;
 			}
 			if (e.role == event_role::initiating && rules.says_handled(id.body))
 				e.handled = true;
