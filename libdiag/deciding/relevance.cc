@@ -240,8 +240,11 @@ void mark_survived(diagnosis_context &cx)
 		// Unprefixed lines share one writer: another rank's progress after
 		// them says nothing about this one, unless the line said it was
 		// dealt with or the run went on for a while.
+		// An inherited time is the last stamp before the line, which may be
+		// minutes early: the first stamp after it bounds it from above.
 		auto pt = ev.last_progress_us.find(wk);
-		int64_t at = file_local_us(e.ts);
+		int64_t at = !e.inherited_time ? file_local_us(e.ts)
+			     : e.ts_hi.kind != ts_kind::none ? file_local_us(e.ts_hi) : INT64_MIN;
 		if (pt != ev.last_progress_us.end() && at != INT64_MIN && pt->second - at >= shared_writer_survival_us &&
 		    pt->second < collapse_after(ev, e)) {
 			e.decoy = true;
