@@ -230,6 +230,26 @@ START_TEST(relevance_shared_writer_needs_minutes_of_progress_before_the_collapse
 }
 END_TEST
 
+// An unstamped line takes the last stamp before it, which may be minutes
+// early: the shared writer's progress 10 minutes after that stamp is only
+// seconds after the first stamp that follows the line, so survives nothing.
+START_TEST(relevance_an_inherited_time_is_bounded_by_the_next_stamp)
+{
+	for (int hi_near = 0; hi_near < 2; hi_near++) {
+		fixture f;
+		event &e = f.add(failure_class::nan_inf, event_role::initiating, 25, 0, 10);
+		e.inherited_time = true;
+		e.ts_hi.kind = ts_kind::absolute;
+		e.ts_hi.epoch_us = t0 + (hi_near ? 590 : 60) * us_per_s;
+		f.ev.last_progress[writer_key(f.log, 0)] = 400;
+		f.ev.last_progress_us[writer_key(f.log, 0)] = t0 + 600 * us_per_s;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(f.ev.events[0].decoy == !hi_near);
+	}
+}
+END_TEST
+
 START_TEST(slurm_last_word_is_a_candidate_only_for_its_states)
 {
 	fixture f;
@@ -2455,6 +2475,7 @@ static Suite *suite()
 	tcase_add_test(t, relevance_marks_what_the_rank_survived);
 	tcase_add_test(t, relevance_reads_what_the_line_says);
 	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);
+	tcase_add_test(t, relevance_an_inherited_time_is_bounded_by_the_next_stamp);
 	tcase_add_test(t, slurm_last_word_is_a_candidate_only_for_its_states);
 	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
