@@ -281,6 +281,24 @@ START_TEST(prefix_pdsh_passes_nccls_own_prefix_through)
 }
 END_TEST
 
+// A log collector's stamp before the writer's own prefix: the prefix after
+// it names the writer. Before plain text, the line is as it was.
+START_TEST(prefix_after_a_collectors_stamp)
+{
+	line_identity id = parse_prefix("2026-07-14 15:39:31.043 +08:00 [2026-07-14 07:39:30] h100-41:238:1313 [0] "
+					"transport/net_ib.cc:139 NCCL WARN x");
+	DIAG_CK_STR_EQ(std::string(id.host), "h100-41");
+	ck_assert(id.nccl);
+	ck_assert_int_eq(id.pid, 238);
+	DIAG_CK_STR_EQ(std::string(id.body), "transport/net_ib.cc:139 NCCL WARN x");
+	line_identity k = parse_prefix("2026-11-24T03:47:21.014003118Z [rank13]:[E1124 03:47:21.013890211 x");
+	ck_assert_int_eq(k.rank, 13);
+	line_identity p = parse_prefix("2026-09-02 06:35:33 | INFO | step 250/300");
+	DIAG_CK_STR_EQ(std::string(p.body), "2026-09-02 06:35:33 | INFO | step 250/300");
+	ck_assert(p.host.empty());
+}
+END_TEST
+
 START_TEST(prefix_pdsh_host_before_any_text_but_not_a_counter)
 {
 	line_identity id = parse_prefix("gpu-d05: torch.OutOfMemoryError: CUDA out of memory.");
@@ -1182,6 +1200,7 @@ static Suite *suite()
 	tcase_add_test(t, handler_line_of_another_rank_does_not_catch_a_traceback);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
+	tcase_add_test(t, prefix_after_a_collectors_stamp);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);

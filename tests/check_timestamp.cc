@@ -112,6 +112,23 @@ START_TEST(iso_offset_compact)
 }
 END_TEST
 
+// log4j's "XXX" and Go's time.String() put a space before the offset; a
+// dash and a number after a time ("... 04:51:31 -1 retries") are text.
+START_TEST(iso_offset_after_a_space)
+{
+	ts_value v = FIND("2026-10-26 04:51:31.043 +01:00 x");
+	ck_assert_int_eq(int(v.kind), int(ts_kind::absolute));
+	ck_assert_int_eq(v.tz_offset_s, 3600);
+	ck_assert_int_eq(v.epoch_us, t_20261026_035131 * us_per_s + 43000);
+	ts_value w = FIND("2026-10-25 22:21:31 -0530 IST x");
+	ck_assert_int_eq(w.tz_offset_s, -19800);
+	ck_assert_int_eq(w.epoch_us, t_20261026_035131 * us_per_s);
+	ts_value l = FIND("2026-10-26 03:51:31 -1 retries left");
+	ck_assert_int_eq(int(l.kind), int(ts_kind::local));
+	ck_assert_int_eq(l.end, 19);
+}
+END_TEST
+
 START_TEST(iso_nanoseconds)
 {
 	const char *line = "2026-10-26T03:51:31.123456789Z rest";
@@ -657,6 +674,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, iso_millis_zulu);
 	tcase_add_test(shapes, iso_offset_colon);
 	tcase_add_test(shapes, iso_offset_compact);
+	tcase_add_test(shapes, iso_offset_after_a_space);
 	tcase_add_test(shapes, iso_nanoseconds);
 	tcase_add_test(shapes, iso_local_no_zone);
 	tcase_add_test(shapes, space_comma_millis);

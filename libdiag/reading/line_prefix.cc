@@ -282,6 +282,31 @@ bool rank_label(std::string_view s, size_t &len, int &rank)
 	return true;
 }
 
+// A collector's ISO stamp leading the line ("2026-07-14 15:39:31.043 +08:00 ",
+// kubectl's "2026-07-14T07:39:31.043219Z "), with its space: its length, or 0.
+size_t collector_stamp(std::string_view s)
+{
+	auto d = [&](size_t i) { return i < s.size() && is_digit(s[i]); };
+	if (s.size() < 21 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
+		return 0;
+	for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})
+		if (!d(i))
+			return 0;
+	size_t i = 19;
+	if (i < s.size() && (s[i] == '.' || s[i] == ',') && d(i + 1))
+		for (i++; d(i); i++) {
+		}
+	if (i < s.size() && s[i] == 'Z')
+		i++;
+	size_t z = i < s.size() && s[i] == ' ' ? i + 1 : i;
+	if (z < s.size() && (s[z] == '+' || s[z] == '-') && d(z + 1) && d(z + 2)) {
+		size_t m = z + 3 < s.size() && s[z + 3] == ':' ? z + 4 : z + 3;
+		if (d(m) && d(m + 1) && !d(m + 2))
+			i = m + 2;
+	}
+	return i < s.size() && s[i] == ' ' ? i + 1 : 0;
+}
+
 } // namespace
 
 line_identity parse_prefix(std::string_view line)
@@ -298,6 +323,16 @@ line_identity parse_prefix(std::string_view line)
 			if (size_t t = ctime_before_tag(s); t > 0) {
 				s = s.substr(t);
 				continue;
+			}
+		// A collector's stamp before a launcher's or NCCL's own prefix
+		// ("<stamp> [default0]:[rank8]:", "<stamp> h100-41:238:1313 [0] "):
+		// the prefix after it names the writer. (The stamp stays the line's
+		// time: find_timestamp reads it from the whole line.)
+		if (round == 0)
+			if (size_t t = collector_stamp(s); t > 0 && t < s.size()) {
+				line_identity probe = parse_prefix(s.substr(t));
+				if (probe.body.data() != s.data() + t)
+					return probe;
 			}
 		if (id.rank < 0 && rank_label(s, len, num)) {
 			id.rank = num;

@@ -189,6 +189,24 @@ bool zone(cursor &c, int &offset_s)
 	return true;
 }
 
+// " +08:00" / " -0700" after a space, as log4j's "XXX", Go's time.String()
+// and log collectors write it: all four digits, so that " -1 ..." is text.
+bool spaced_zone(cursor &c, int &offset_s)
+{
+	if (c.peek() != ' ' || (c.peek(1) != '+' && c.peek(1) != '-') || !is_digit(c.peek(2)) || !is_digit(c.peek(3)))
+		return false;
+	bool colon = c.peek(4) == ':';
+	size_t m = colon ? 5 : 4;
+	if (!is_digit(c.peek(m)) || !is_digit(c.peek(m + 1)) || is_digit(c.peek(m + 2)))
+		return false;
+	cursor t = c;
+	t.i++;
+	if (!zone(t, offset_s))
+		return false;
+	c = t;
+	return true;
+}
+
 // " UTC" / " GMT" as a word, as date(1) and some tools write it.
 bool zone_word(cursor &c)
 {
@@ -221,7 +239,7 @@ bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 	if (!clock_time(c, true, v))
 		return false;
 	int offset = 0;
-	if (zone(c, offset) || zone_word(c))
+	if (zone(c, offset) || spaced_zone(c, offset) || zone_word(c))
 		set_absolute(v, offset);
 	else
 		v.kind = ts_kind::local;
