@@ -632,6 +632,7 @@ START_TEST(nccl_error_message_lines_are_its_first_line_rank)
 	ck_assert_int_eq(at[7]->rank, 2);
 	ck_assert_int_eq(at[9]->rank, 2);
 	ck_assert(at[9]->role == event_role::initiating);
+	ck_assert(at.count(10) && at[10]->rank < 0); // slurmstepd's, naming its job
 	ck_assert_int_lt(at[11]->rank, 0); // after a stamped line: no longer the message
 }
 END_TEST
@@ -652,7 +653,9 @@ START_TEST(nccl_error_message_under_a_headed_traceback_is_the_headers_rank)
 		"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
 		"Last error:\n"
 		"Bootstrap : no socket interface found\n"
-		"srun: error: Node failure on node02\n"));
+		"srun: error: Node failure on node02\n"
+		"slurmstepd: error: Detected 1 oom-kill event(s) in StepId=4242.0. Some of your processes may have been "
+		"killed by the cgroup out-of-memory handler.\n"));
 	evidence ev;
 	ck_assert(read_job_log(lr, rules, "1", ev));
 	std::map<uint64_t, const event *> at;
@@ -663,6 +666,7 @@ START_TEST(nccl_error_message_under_a_headed_traceback_is_the_headers_rank)
 	ck_assert_int_eq(at[8]->rank, 3);
 	ck_assert_int_lt(at[9]->rank, 0); // srun's own line, naming its node
 	ck_assert(at[9]->role == event_role::initiating);
+	ck_assert(at.count(10) && at[10]->rank < 0); // slurmstepd's, naming its job
 }
 END_TEST
 

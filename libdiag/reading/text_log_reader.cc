@@ -1003,11 +1003,14 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			writer_state &cw = writers[key];
 			// Under a victim's message ("remote process exited ...") the
 			// cause it quotes is what that victim saw of another's fault.
-			// A process's end and a line naming its own pid, local rank or
-			// node ("srun: error: Node failure on gpu-b07") are another
-			// writer's (the launcher's), not the message's.
-			bool own_writer = e.kind == rule_kind::task_exit || !caps.get("pid").empty() ||
-					  !caps.get("local_rank").empty() || !caps.get("host").empty() || id.pid >= 0;
+			// A process's end and a line naming its own pid, local rank,
+			// node or job ("srun: error: Node failure on gpu-b07",
+			// "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=...")
+			// are another writer's (the launcher's), not the message's.
+			bool own_writer = e.kind == rule_kind::task_exit || e.kind == rule_kind::job_end ||
+					  !caps.get("pid").empty() || !caps.get("local_rank").empty() ||
+					  !caps.get("host").empty() || !caps.get("job").empty() ||
+					  !caps.get("relayed_by").empty() || id.pid >= 0;
 			if (e.rank < 0 && !ts && !own_writer && cw.cont_rank >= 0 && line_no - cw.cont_line <= cont_lines) {
 				e.rank = cw.cont_rank;
 				if (cw.cont_victim && e.role == event_role::initiating)
