@@ -324,6 +324,33 @@ START_TEST(common_mode_needs_three_ranks_at_once)
 }
 END_TEST
 
+// A transport error shows on both ends of a link: on three nodes at once
+// it is the fabric's (no rank), unless one node is an end of every report
+// (the peers name the node that names one of them).
+START_TEST(common_mode_network_on_three_nodes_unless_one_node_is_in_every_report)
+{
+	for (int named = 0; named <= 1; named++) {
+		fixture f;
+		const char *hosts[] = {"n1", "n2", "n3"};
+		for (int r = 0; r < 3; r++) {
+			event &e = f.add(failure_class::network, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0,
+					 "nccl.ib_completion");
+			e.host = f.ev.intern_host(hosts[r]);
+			if (named)
+				e.captures = {{"peer", r == 0 ? "10.0.0.2<4000>" : "10.0.0.1<4000>"}};
+			event &boot = f.add(failure_class::unknown, event_role::context, r, 0, 100 + static_cast<uint64_t>(r), 0,
+					    "nccl.bootstrap");
+			boot.host = e.host;
+			boot.captures = {{"host_ip", std::string("10.0.0.") + std::to_string(r + 1)}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_eq(cx.d.common_mode, named ? 0 : 3);
+	}
+}
+END_TEST
+
 // The passes up to launch_phase on what a test set up, in diagnose()'s order
 // (common mode left out where a test holds launch_phase apart from it).
 static decision through_launch_phase(fixture &f, bool common_mode = true)
@@ -2481,6 +2508,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
+	tcase_add_test(t, common_mode_network_on_three_nodes_unless_one_node_is_in_every_report);
 	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped);

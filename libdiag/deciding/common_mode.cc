@@ -28,6 +28,40 @@ int sole_host_of_failed_ranks(const evidence &ev)
 	return hosts.size() == 1 ? *hosts.begin() : -1;
 }
 
+// Whether one node is an end of every report of best's fault at once: the
+// reporter itself or the peer it names (a node whose link went down, that
+// its peers name while it names one of them).
+bool one_node_in_every_report(const diagnosis_context &cx, const candidate &best)
+{
+	std::set<int> common;
+	bool first = true;
+	for (const auto &c : cx.cands) {
+		if ((c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id) || c.e->rank < 0)
+			continue;
+		if (c.e->time_us != no_time && best.e->time_us != no_time &&
+		    std::fabs(static_cast<double>(c.e->time_us - best.e->time_us)) / 1e6 > c.unc + best.unc + 1.0)
+			continue;
+		std::set<int> ends;
+		if (c.e->host >= 0)
+			ends.insert(c.e->host);
+		std::string peer = c.e->capture("peer");
+		if (!peer.empty())
+			if (int h = host_with_address(cx.ev, peer_address(peer)); h >= 0)
+				ends.insert(h);
+		if (first) {
+			common = ends;
+			first = false;
+		} else {
+			std::set<int> both;
+			for (int h : ends)
+				if (common.count(h))
+					both.insert(h);
+			common.swap(both);
+		}
+	}
+	return !common.empty();
+}
+
 } // namespace
 
 void pass_common_mode(diagnosis_context &cx)
@@ -70,10 +104,16 @@ void pass_common_mode(diagnosis_context &cx)
 	int world = cx.ev.ranks.world_size();
 	bool every_rank = best.e->cls == failure_class::launch_failure && world >= 2 && same.size() == static_cast<size_t>(world);
 	// Transport errors show on both ends of a link by nature: not an
-	// environment-wide fault.
-	if ((processes >= 3 || every_rank) && best.e->cls != failure_class::network) {
+	// environment-wide fault, unless the same error comes at once from
+	// more nodes than one link has ends (the fabric's, not one link's).
+	std::set<int> known_hosts(hosts);
+	known_hosts.erase(-1);
+	bool fabric = best.e->cls == failure_class::network && same.size() >= 3 && known_hosts.size() >= 3 &&
+		      !one_node_in_every_report(cx, best);
+	if ((processes >= 3 || every_rank) && (best.e->cls != failure_class::network || fabric)) {
 		cx.d.common_mode = static_cast<int>(processes);
 		cx.d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
+		cx.d.common_many_hosts = known_hosts.size() >= 2;
 		// Lines that name no host (one stdout for all): the node is the
 		// one whose ranks ended with an error of their own, if one.
 		if (hosts.size() == 1 && *hosts.begin() < 0)

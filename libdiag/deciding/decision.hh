@@ -35,6 +35,7 @@ struct decision {
 	int borrowed_rank = -1;         // the first fault named no rank; structure did
 	int common_mode = 0;            // ranks that hit the same fault at once
 	int common_host = -1;
+	bool common_many_hosts = false; // the common fault came from several known nodes
 	std::vector<candidate> ties;    // other first faults the clocks cannot order
 	std::vector<candidate> support; // corroborating the first (same fault, other words)
 	std::string hang_why;           // why the hang's suspect is singled out

@@ -745,7 +745,7 @@ void pass_host_resolution(diagnosis_context &cx)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
 	// The initiating line's own node: that of the srun task it came on
 	// (a node's launcher, whose label is no rank).
-	if (d.first_host < 0 && d.first && d.first->task >= 0 && !job_level(d.cls) &&
+	if (d.first_host < 0 && d.first && d.first->task >= 0 && !job_level(d.cls) && !d.common_many_hosts &&
 	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
 		d.first_host = node_of_task(cx.ev, d.first->task);
 		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
@@ -793,6 +793,7 @@ void pass_host_resolution(diagnosis_context &cx)
 			// No rank, but the node to look at: the waits everywhere else
 			// were its doing, not the environment's.
 			d.common_mode = 0;
+			d.common_many_hosts = false;
 			d.common_host = -1;
 			d.rank_singled_out = true;
 			d.notes.push_back("every other node of the job reported waiting at launch; " +

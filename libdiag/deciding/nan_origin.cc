@@ -52,6 +52,7 @@ void find_origin(diagnosis_context &cx)
 	d.first_rank = origin->rank;
 	d.first_host = origin->host;
 	d.common_mode = 0;
+	d.common_many_hosts = false;
 	d.rank_singled_out = true;
 	d.notes.push_back("every rank reported the non-finite value; rank " + std::to_string(origin->rank) +
 			  " alone shows where it appeared (" + rule_of(*origin) + ")");
@@ -114,6 +115,7 @@ void gpu_behind_the_nan(diagnosis_context &cx)
 	d.first = nan;
 	d.first_rank = nan->rank >= 0 ? nan->rank : d.first_rank;
 	d.common_mode = 0;
+	d.common_many_hosts = false;
 }
 
 // Mixed-precision overflow is the job's, not a rank's: the overflow flag
