@@ -2354,6 +2354,32 @@ START_TEST(stall_report_names_the_missing_rank)
 }
 END_TEST
 
+// Before Horovod 0.15 the report lists the ranks that did submit: the rest
+// of a known world (an MPI launch's -np) is missing; with no world known,
+// nobody is named.
+START_TEST(stall_report_the_rest_of_the_world_beside_the_ready_ranks)
+{
+	for (int world = 0; world <= 7; world += 7) {
+		fixture f;
+		if (world)
+			f.ev.ranks.note_world_size(world);
+		for (int i = 0; i < 2; i++) {
+			event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + i);
+			e.captures = {{"ready_ranks", "5, 6, 3, 1, 4, 0"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		pass_stall_report(cx);
+		if (world) {
+			ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+			ck_assert_int_eq(cx.hv.suspects[0], 2);
+		} else {
+			ck_assert(cx.hv.suspects.empty());
+		}
+	}
+}
+END_TEST
+
 START_TEST(stall_report_lists_several_missing_ranks_and_reads_a_label)
 {
 	fixture f;
@@ -2470,6 +2496,7 @@ static void add_stall_tests(Suite *s)
 {
 	TCase *t = tcase_create("stall");
 	tcase_add_test(t, stall_report_names_the_missing_rank);
+	tcase_add_test(t, stall_report_the_rest_of_the_world_beside_the_ready_ranks);
 	tcase_add_test(t, stall_report_lists_several_missing_ranks_and_reads_a_label);
 	tcase_add_test(t, stall_report_leaves_a_suspect_the_structure_found);
 	suite_add_tcase(s, t);

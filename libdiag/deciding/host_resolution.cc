@@ -283,7 +283,8 @@ void place_spawned_processes(evidence &ev)
 }
 
 // torchrun's launch line with a fixed --nnodes=N and --nproc-per-node=P
-// states the job's world, N*P ranks, however few of them logged: a rank
+// (or an MPI launch's -np N) states the job's world, N*P ranks, however
+// few of them logged: a rank
 // that printed nothing is still one of them. Launch lines that disagree
 // (steps of several sizes) state none.
 void apply_launch_world(evidence &ev)
@@ -291,7 +292,12 @@ void apply_launch_world(evidence &ev)
 	std::set<long long> worlds;
 	for (const auto &e : ev.events) {
 		long long n, p;
-		if (e.dropped || !parse_uint_str(e.capture("agent_nnodes"), n) || !parse_uint_str(e.capture("agent_nproc"), p))
+		if (e.dropped)
+			continue;
+		// An MPI launch's "-np N" states its world as it is.
+		if (parse_uint_str(e.capture("launch_world"), n) && n >= 1 && n <= 1000000)
+			worlds.insert(n);
+		if (!parse_uint_str(e.capture("agent_nnodes"), n) || !parse_uint_str(e.capture("agent_nproc"), p))
 			continue;
 		if (n >= 1 && p >= 1 && n <= 100000 && p <= 1024)
 			worlds.insert(n * p);

@@ -46,6 +46,21 @@ void pass_stall_report(diagnosis_context &cx)
 					[](const auto &c) { return c.first == "stall_list"; });
 		if (m.empty() && list && e.task >= 0)
 			m = std::to_string(e.task); // "3: [tensors]": the label is the rank
+		// "[ready ranks: ...]" (before Horovod 0.15): the rest of a known
+		// world never submitted.
+		std::string ready = e.capture("ready_ranks");
+		int world = cx.ev.ranks.world_size();
+		if (m.empty() && !ready.empty() && world >= 2) {
+			std::set<int> in;
+			add_ranks(ready, in);
+			size_t before = missing.size();
+			if (in.size() < static_cast<size_t>(world) && *in.rbegin() < world)
+				for (int r = 0; r < world; r++)
+					if (!in.count(r))
+						missing.insert(r);
+			reports += missing.size() > before || !in.empty();
+			continue;
+		}
 		if (m.empty())
 			continue;
 		add_ranks(m, missing);
