@@ -670,6 +670,25 @@ START_TEST(nccl_error_message_under_a_headed_traceback_is_the_headers_rank)
 }
 END_TEST
 
+// SGLang's "[<time> TP1]" names the engine's tensor-parallel rank: the
+// job's rank where the engine is the job, not behind a Ray actor's prefix
+// (an RL trainer's rollout engine inside a larger job).
+START_TEST(engine_rank_tag_is_not_the_jobs_behind_a_ray_actor)
+{
+	for (int actor = 0; actor <= 1; actor++) {
+		rule_set rules;
+		load_shipped_rules(rules);
+		std::string prefix = actor ? "(WorkerDict pid=1052, ip=10.0.0.7) " : "";
+		line_reader lr(prefix + "[2025-05-21 10:12:33 TP1] RuntimeError: CUDA error: an illegal memory access was "
+					"encountered\n");
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		ck_assert_uint_eq(ev.events.size(), 1);
+		ck_assert_int_eq(ev.events[0].rank, actor ? -1 : 1);
+	}
+}
+END_TEST
+
 // dmesg -T prints no host: "mlx5_core 0000:4d:00.0: ..." is a driver and a
 // PCI address, where syslog's "node17 kernel: ..." is a host and a tag.
 START_TEST(dmesg_t_driver_name_is_no_host)
@@ -1216,6 +1235,7 @@ static Suite *suite()
 	tcase_add_test(t, nccl_error_message_lines_are_its_first_line_rank);
 	tcase_add_test(t, nccl_error_message_under_a_headed_traceback_is_the_headers_rank);
 	tcase_add_test(t, dmesg_t_driver_name_is_no_host);
+	tcase_add_test(t, engine_rank_tag_is_not_the_jobs_behind_a_ray_actor);
 	tcase_add_test(t, progress_steps_per_rank_from_a_shared_writer);
 	tcase_add_test(t, event_first_sparse_times_as_line_by_line);
 	tcase_add_test(t, event_first_time_shapes_as_line_by_line);

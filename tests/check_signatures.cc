@@ -124,6 +124,10 @@ START_TEST(loader_refuses_bad_pattern_class_role_key)
 	y = std::string(good_rule) + "    not_samples: ['BoomError: nope']\n";
 	ck_assert(load_error(y).find("not_sample matches") != std::string::npos);
 	ck_assert(load_error("family: t\nrules: [").find(":") != std::string::npos);
+	y = std::string(good_rule) + "    rank_of: engine\n";
+	ck_assert(load_error(y).find("'rank_of' is for rank_tag rules") != std::string::npos);
+	y = std::string(good_rule) + "    rank_of: world\n";
+	ck_assert(load_error(y).find("'rank_of' must be job or engine") != std::string::npos);
 }
 END_TEST
 

@@ -126,7 +126,7 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 			return bad("a rule must be a mapping");
 		static const std::set<std::string> known = {
 			"id", "class", "role", "kind", "literal", "pattern", "caseless", "priority",
-			"weight", "sources", "summary", "samples", "not_samples", "note", "scope"};
+			"weight", "sources", "summary", "samples", "not_samples", "note", "scope", "rank_of"};
 		for (const auto &e : rn.entries)
 			if (!known.count(e.first))
 				return bad("unknown key '" + e.first + "'");
@@ -217,6 +217,13 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 				return bad("'scope' must be rank, node or job");
 			r.scope = sc->value == "rank" ? rule::fault_scope::rank
 				  : sc->value == "node" ? rule::fault_scope::node : rule::fault_scope::job;
+		}
+		if (const ynode *ro = rn.get("rank_of")) {
+			if (!ro->is_scalar() || (ro->value != "job" && ro->value != "engine"))
+				return bad("'rank_of' must be job or engine");
+			if (r.kind != rule_kind::rank_tag)
+				return bad("'rank_of' is for rank_tag rules");
+			r.engine_rank = ro->value == "engine";
 		}
 		if (const ynode *s = rn.get("summary"); s && s->is_scalar())
 			r.summary = s->value;
@@ -470,10 +477,10 @@ bool rule_set::shaped_as_exception(std::string_view body)
 	return false;
 }
 
-int rule_set::rank_in_text(std::string_view body, std::string *host)
+int rule_set::rank_in_text(std::string_view body, std::string *host, bool under_actor)
 {
 	for (auto &r : rs_rules) {
-		if (r.kind != rule_kind::rank_tag || !r.rx.search(body))
+		if (r.kind != rule_kind::rank_tag || (under_actor && r.engine_rank) || !r.rx.search(body))
 			continue;
 		int rank = -1;
 		std::string_view h;

@@ -65,6 +65,10 @@ struct rule {
 	// Whose fault a matching line reports: one rank's, a node's (torchrun's
 	// per-node agent) or the whole job's. Only a rank's names a first rank.
 	enum class fault_scope { rank, node, job } scope = fault_scope::rank;
+	// A rank tag that names an inference engine's own rank (its tensor-
+	// parallel rank): the job's rank where the engine is the job, not in a
+	// Ray actor of a larger job (an RL trainer's rollout engine).
+	bool engine_rank = false;
 };
 
 // Named captures of the last match, as views into the matched text.
@@ -128,7 +132,7 @@ public:
 	// The rank a rule of kind rank_tag reads in the body ("[rank 2] ...",
 	// "rank 2: ..."), -1 if none does; with host, the host that rule reads
 	// beside it (a logger format's hostname field), empty if none.
-	int rank_in_text(std::string_view body, std::string *host = nullptr);
+	int rank_in_text(std::string_view body, std::string *host = nullptr, bool under_actor = false);
 	// Whether a rule of kind startup matches the body: the line names code
 	// that runs only while the job starts (NCCL's init.cc, bootstrap.cc).
 	bool says_startup(std::string_view body);

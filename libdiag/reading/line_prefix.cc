@@ -426,6 +426,7 @@ line_identity parse_prefix(std::string_view line)
 						ie++;
 					id.host = s.substr(ip + 3, ie - ip - 3);
 				}
+				id.ray_actor = true;
 				s = s.substr(close + 2);
 				continue;
 			}

@@ -16,6 +16,7 @@ struct line_identity {
 	int pid = -1;         // NCCL prefix, Ray prefix
 	int cuda_dev = -1;    // NCCL prefix
 	bool nccl = false;    // an NCCL debug line (host:pid:tid [dev] ...)
+	bool ray_actor = false; // behind a Ray actor's "(Name pid=N, ip=A)" prefix
 	std::string_view host;
 	std::string_view body; // the text after the prefixes
 };

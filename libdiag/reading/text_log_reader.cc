@@ -966,7 +966,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::handled) {
 				writer_state &hw = writers[key];
 				hw.handled_line = line_no;
-				hw.handled_rank = id.rank >= 0 ? id.rank : rules.rank_in_text(id.body, nullptr);
+				hw.handled_rank = id.rank >= 0 ? id.rank : rules.rank_in_text(id.body, nullptr, id.ray_actor);
 				// "attempting to recover" right after a fault: it was dealt
 				// with (the first such line answers it: it is that fault's
 				// rank's).
@@ -995,7 +995,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			// A logger format may name the writer's host beside its rank.
 			std::string text_host;
 			if (e.rank < 0 && e.role != event_role::context)
-				e.rank = rules.rank_in_text(id.body, &text_host);
+				e.rank = rules.rank_in_text(id.body, &text_host, id.ray_actor);
 			// A message that runs over several lines ("[Rank 2] ... NCCL
 			// error: ..., NCCL version X", then "ncclSystemError: ...",
 			// "Last error:" and the NET/IB line, none stamped) is the rank's
@@ -1052,7 +1052,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.tb_owner = -1;
 				w.tb_owner_local = false;
 				w.tb_relayed = false;
-				int own_rank = id.rank < 0 ? rules.rank_in_text(id.body, nullptr) : -1;
+				int own_rank = id.rank < 0 ? rules.rank_in_text(id.body, nullptr, id.ray_actor) : -1;
 				// A traceback one rank relays for another (DCP's "Traceback
 				// (most recent call last): (RANK 5)", printed by every rank).
 				bool headed = false; // a header (or the line itself) names its rank
