@@ -271,7 +271,11 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 		warn(path + ": skipped: " + strerror(lr.error()));
 		return;
 	}
-	sniff_result sr = sniff_source(head);
+	// A worker choosing this file's lines ahead sniffed the same head.
+	sniff_result sr;
+	const bool sniffed_ahead = seekable_path && an_prefetch && lr.fd() >= 0 && an_prefetch->sniffed(path, lr.fd(), sr);
+	if (!sniffed_ahead)
+		sr = sniff_source(head);
 	if (sr.what == sniffed::empty) {
 		warn(path + ": skipped: empty");
 		return;
@@ -282,7 +286,8 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 	}
 	if (an_opts.progress)
 		an_opts.progress(path, 0);
-	if (gpu_health_format gf = sniff_gpu_health(head); gf != gpu_health_format::none) {
+	if (gpu_health_format gf = sniffed_ahead ? gpu_health_format::none : sniff_gpu_health(head);
+	    gf != gpu_health_format::none) {
 		add_gpu_health(lr, path, gf);
 		return;
 	}

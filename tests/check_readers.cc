@@ -945,10 +945,10 @@ START_TEST(timed_filter_levels_as_scalar)
 	using timed_filter::level;
 	const level best = timed_filter::best();
 	std::vector<level> levels;
-	for (level l : {level::sse2, level::avx2, level::avx512})
+	for (level l : {level::sse2, level::avx2, level::avx512, level::avx512vbmi})
 		if (l <= best)
 			levels.push_back(l);
-	const char alphabet[] = "0123456789::[[  ..\n\n\x1b\r\tab]T-Z+\x7f";
+	const char alphabet[] = "0123456789::[[  ..\n\n\x1b\r\tab]T-Z+\x7f\x8a\x9b\xa0\xae\xb0\xb9\xba\xdb";
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	auto next = [&seed] {
 		seed ^= seed << 13;

@@ -423,6 +423,40 @@ START_TEST(fault_scanners_agree)
 }
 END_TEST
 
+// The fault scan finds a line holding any literal of any rule it serves
+// (its own list leaves out literals that hold another of it), and no
+// literal of its list holds another.
+START_TEST(fault_scan_finds_every_fault_literal)
+{
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_dir(TEST_CONFDIR "/signatures", err), "%s", err.c_str());
+	rs.finalize();
+	for (bool fast : {true, false}) {
+		buffer_literals::scanner sc = rs.fault_literal_set().make_scanner(fast);
+		size_t checked = 0;
+		for (size_t i = 0; i < rs.size(); i++) {
+			const rule &r = rs.at(i);
+			if (r.kind == rule_kind::progress || r.kind == rule_kind::rank_tag || r.kind == rule_kind::startup)
+				continue;
+			for (const auto &l : r.literals) {
+				const std::string text = "before\nx " + l + " y\nafter\n";
+				bool on_its_line = false;
+				sc.scan(text, [&](size_t start) { on_its_line = on_its_line || (start >= 7 && start < 9 + l.size()); });
+				ck_assert_msg(on_its_line, "rule %s: the fault scan misses a line with \"%s\"", r.id.c_str(), l.c_str());
+				checked++;
+			}
+		}
+		ck_assert_uint_gt(checked, 300);
+	}
+	const std::vector<std::string> lits = rs.fault_literals();
+	ck_assert_uint_gt(lits.size(), 100);
+	for (const auto &a : lits)
+		for (const auto &b : lits)
+			ck_assert_msg(a == b || b.find(a) == std::string::npos, "\"%s\" holds \"%s\"", b.c_str(), a.c_str());
+}
+END_TEST
+
 // One scan of the whole line gives the same rule as a scan of its body,
 // wherever the body starts (a literal inside a prefix does not count).
 START_TEST(match_hits_agrees_with_match)
@@ -736,6 +770,7 @@ static Suite *suite()
 	tcase_add_test(t, literal_set_overlaps);
 	tcase_add_test(t, literal_set_reports_where_literals_end);
 	tcase_add_test(t, fault_scanners_agree);
+	tcase_add_test(t, fault_scan_finds_every_fault_literal);
 	tcase_add_test(t, compiled_cache_is_the_users_own);
 	tcase_add_test(t, literal_filter_agrees_with_dfa);
 	tcase_add_test(t, match_hits_agrees_with_match);

@@ -163,12 +163,14 @@ public:
 	// an event or change a writer's state (all but progress and rank_tag
 	// rules), for a scan over whole buffers; one scanner per thread (see
 	// buffer_literals::scan: fn(start) for each occurrence, by its end).
+	// It finds lines: a literal that holds another is left out (a line
+	// with it has the other), so not every occurrence of every literal.
 	buffer_literals::scanner fault_scanner() const { return rs_faults.make_scanner(); }
 	// Whether a scan for fault literals can find every line a rule may
 	// match: false when some rule has no literal (it runs on every line).
 	bool fault_scan_complete() const { return rs_always.empty() && rs_faults.size() > 0; }
 	const buffer_literals &fault_literal_set() const { return rs_faults; }
-	// The fault scan's literals (for benchmarks).
+	// The fault scan's literals (for benchmarks): none holds another.
 	std::vector<std::string> fault_literals() const;
 
 private:

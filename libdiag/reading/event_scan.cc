@@ -48,6 +48,7 @@ constexpr uint64_t context_writer_bytes = 128 * 1024; // how far back a writer's
 // __builtin_cpu_supports reads.)
 const bool cpu_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 const bool cpu_avx512 = (__builtin_cpu_init(), __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"));
+const bool cpu_vbmi = cpu_avx512 && __builtin_cpu_supports("avx512vbmi");
 
 __attribute__((target("avx2"))) uint64_t count_newlines_avx2(const char *p, size_t n, size_t &i)
 {
@@ -323,6 +324,127 @@ DENPEX_AVX512 uint64_t candidate_mask_avx512(const unsigned char *p, size_t i)
 }
 #undef DENPEX_AVX512
 
+// Where the CPU has AVX-512 VBMI, candidate_mask_avx512's tests by table:
+// a byte permute (vpermi2b, 128 entries) turns each of six loads into the
+// conditions it meets in its place (x: a control byte, an escape, ':',
+// '[', a blank, a digit; x1: a blank or digit; x2: a blank, digit or dot;
+// x3: ':', a blank, digit or dot; x8: a digit; xm1: '\n', a digit, ':' or
+// '['), one bit per condition (set for a condition that does not look at
+// that place), and three ANDs join them: eleven vector operations for its
+// thirty-odd. Bytes from 0x80 are never x's condition (the permute's mask
+// drops them); in the other places they read as their low seven bits: a
+// looser test, never a stricter one, so candidate_mask_avx512 still
+// refines the bits where any are set (a file of untimed lines is mostly
+// chunks with none: colour escapes after a blank, a "\033[0m " pass here
+// no more than there).
+enum : uint8_t {
+	loose_ctl = 1,     // x a control byte (not '\n', not an escape; 0x7f included)
+	loose_esc = 2,     // x an escape, xm1 '\n', a digit, ':' or '['
+	loose_pair = 4,    // x ':' and x3 ':'
+	loose_br3 = 8,     // x '[', x1 a blank or digit, x2 and x3 a blank, digit or dot
+	loose_br2 = 16,    // x '[', x1 a blank or digit, x2 a dot
+	loose_blank = 32,  // xm1 '\n' and x a blank
+	loose_digits = 64, // xm1 '\n' and x, x1, x2, x3 and x8 digits
+	loose_all = 127
+};
+
+struct loose_tables {
+	uint8_t x[128], x1[128], x2[128], x3[128], x8[128], xm1[128];
+};
+
+constexpr loose_tables make_loose_tables()
+{
+	loose_tables t{};
+	for (int c = 0; c < 128; c++) {
+		const bool dg = c >= '0' && c <= '9', bl = c == ' ', dot = c == '.';
+		uint8_t x = 0;
+		if ((c < 0x20 && c != '\n' && c != 0x1b) || c == 0x7f)
+			x |= loose_ctl;
+		if (c == 0x1b)
+			x |= loose_esc;
+		if (c == ':')
+			x |= loose_pair;
+		if (c == '[')
+			x |= loose_br3 | loose_br2;
+		if (bl)
+			x |= loose_blank;
+		if (dg)
+			x |= loose_digits;
+		t.x[c] = x;
+		auto place = [](uint8_t looked, uint8_t met) {
+			return static_cast<uint8_t>((loose_all & ~looked) | met);
+		};
+		t.x1[c] = place(loose_br3 | loose_br2 | loose_digits,
+				(bl || dg ? loose_br3 | loose_br2 : 0) | (dg ? loose_digits : 0));
+		t.x2[c] = place(loose_br3 | loose_br2 | loose_digits,
+				(bl || dg || dot ? loose_br3 : 0) | (dot ? loose_br2 : 0) | (dg ? loose_digits : 0));
+		t.x3[c] = place(loose_pair | loose_br3 | loose_digits,
+				(c == ':' ? loose_pair : 0) | (bl || dg || dot ? loose_br3 : 0) | (dg ? loose_digits : 0));
+		t.x8[c] = place(loose_digits, dg ? loose_digits : 0);
+		t.xm1[c] = place(loose_esc | loose_blank | loose_digits,
+				 (c == '\n' ? loose_esc | loose_blank | loose_digits : 0) |
+					 (dg || c == ':' || c == '[' ? loose_esc : 0));
+	}
+	return t;
+}
+
+constexpr loose_tables loose = make_loose_tables();
+
+#define DENPEX_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline)) inline
+
+// The conditions of the bytes at p in a place (t: its 128 entries).
+DENPEX_VBMI __m512i loose_place(const unsigned char *p, const uint8_t *t)
+{
+	return _mm512_permutex2var_epi8(_mm512_loadu_si512(t), _mm512_loadu_si512(p), _mm512_loadu_si512(t + 64));
+}
+
+// The table test's bits for the 64 positions from p + i (reads p[i - 1, i + 72)).
+DENPEX_VBMI uint64_t loose_mask_vbmi(const unsigned char *p, size_t i)
+{
+	const __m512i x = _mm512_loadu_si512(p + i);
+	const __m512i cx = _mm512_maskz_permutex2var_epi8(~_mm512_movepi8_mask(x), _mm512_loadu_si512(loose.x), x,
+							   _mm512_loadu_si512(loose.x + 64));
+	const __m512i a = _mm512_ternarylogic_epi32(cx, loose_place(p + i + 1, loose.x1), loose_place(p + i + 2, loose.x2),
+						    0x80);
+	const __m512i b = _mm512_ternarylogic_epi32(a, loose_place(p + i + 3, loose.x3), loose_place(p + i + 8, loose.x8),
+						    0x80);
+	return _mm512_test_epi8_mask(b, loose_place(p + i - 1, loose.xm1));
+}
+
+// first_candidate_avx512's loop with the test by table.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t first_candidate_vbmi(const unsigned char *p, size_t n,
+										     size_t &q, size_t to)
+{
+	for (;;) {
+		uint64_t bits = 0; // (as in first_candidate_avx512: no call in the loop)
+		while (q + 64 <= to && q + 72 <= n && !(bits = loose_mask_vbmi(p, q)))
+			q += 64;
+		if (!bits)
+			return SIZE_MAX;
+		bits &= candidate_mask_avx512(p, q);
+		if (size_t at = lowest_candidate(p, n, q, bits); at != SIZE_MAX)
+			return at;
+		q += 64;
+	}
+}
+
+// last_candidate_avx512's loop with the test by table.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t last_candidate_vbmi(const unsigned char *p, size_t n,
+										    size_t from, size_t &q)
+{
+	for (;;) {
+		uint64_t bits = 0;
+		while (q >= from + 64 && q >= 65 && !(bits = loose_mask_vbmi(p, q - 64)))
+			q -= 64;
+		if (!bits)
+			return SIZE_MAX;
+		bits &= candidate_mask_avx512(p, q - 64);
+		if (size_t at = highest_candidate(p, n, q - 64, bits); at != SIZE_MAX)
+			return at;
+		q -= 64;
+	}
+}
+
 // first_candidate's 64-byte loop, from q while q + 64 <= to and q + 72 <= n
 // (q >= 1): the candidate, or SIZE_MAX with q where it stopped.
 __attribute__((target("avx512f,avx512bw"))) size_t first_candidate_avx512(const unsigned char *p, size_t n, size_t &q,
@@ -399,6 +521,8 @@ using filter_level = timed_filter::level;
 filter_level best_filter_level()
 {
 #ifdef DENPEX_HAVE_AVX2_PATH
+	if (cpu_vbmi)
+		return filter_level::avx512vbmi;
 	if (cpu_avx512)
 		return filter_level::avx512;
 	if (cpu_avx2)
@@ -428,6 +552,11 @@ size_t last_candidate(const unsigned char *p, size_t n, size_t from, size_t to, 
 			return q;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
+	if (l >= filter_level::avx512vbmi && q > from) {
+		size_t at = last_candidate_vbmi(p, n, from, q);
+		if (at != SIZE_MAX)
+			return at;
+	}
 	if (l >= filter_level::avx512 && q > from) {
 		size_t at = last_candidate_avx512(p, n, from, q);
 		if (at != SIZE_MAX)
@@ -470,6 +599,11 @@ size_t first_candidate(const unsigned char *p, size_t n, size_t from, size_t to,
 		q++;
 	}
 #ifdef DENPEX_HAVE_AVX2_PATH
+	if (l >= filter_level::avx512vbmi && q < to) {
+		size_t at = first_candidate_vbmi(p, n, q, to);
+		if (at != SIZE_MAX)
+			return at;
+	}
 	if (l >= filter_level::avx512 && q < to) {
 		size_t at = first_candidate_avx512(p, n, q, to);
 		if (at != SIZE_MAX)

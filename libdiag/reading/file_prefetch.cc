@@ -125,14 +125,36 @@ bool file_prefetch::choose(item &it, rule_set &rules)
 	sniff_result sr = sniff_source(h);
 	if (sr.what != sniffed::text || sniff_gpu_health(h) != gpu_health_format::none)
 		return false;
-	it.kind = sr.kind;
+	{
+		std::lock_guard<std::mutex> held(fp_lock);
+		it.kind = sr.kind;
+		it.size = size;
+		it.mtime_ns = ns(st.st_mtim);
+		it.ctime_ns = ns(st.st_ctim);
+		it.dev = static_cast<uint64_t>(st.st_dev);
+		it.ino = static_cast<uint64_t>(st.st_ino);
+		it.sniff = sr;
+		it.sniffed = true;
+	}
 	it.result.served = choose_lines(fd, size, sr.kind, rules, fp_opts.max_line, it.result.lines, it.result.stats,
 					size >= split_min);
-	it.size = size;
-	it.mtime_ns = ns(st.st_mtim);
-	it.ctime_ns = ns(st.st_ctim);
-	it.dev = static_cast<uint64_t>(st.st_dev);
-	it.ino = static_cast<uint64_t>(st.st_ino);
+	return true;
+}
+
+bool file_prefetch::sniffed(const std::string &path, int fd, sniff_result &out)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return false;
+	std::lock_guard<std::mutex> held(fp_lock);
+	auto at = fp_by_path.find(path);
+	if (at == fp_by_path.end() || at->second.empty())
+		return false;
+	const item &it = fp_items[at->second.front()];
+	if (!it.sniffed || static_cast<uint64_t>(st.st_dev) != it.dev || static_cast<uint64_t>(st.st_ino) != it.ino ||
+	    static_cast<uint64_t>(st.st_size) != it.size || ns(st.st_mtim) != it.mtime_ns || ns(st.st_ctim) != it.ctime_ns)
+		return false;
+	out = it.sniff;
 	return true;
 }
 

@@ -16,6 +16,7 @@
 
 #include "matching/signature.hh"
 #include "reading/event_scan.hh"
+#include "reading/source_sniff.hh"
 
 #include <condition_variable>
 #include <cstdint>
@@ -48,6 +49,11 @@ public:
 	// must choose (not listed, not begun yet, another file now, a failure).
 	bool take(const std::string &path, int fd, source_kind kind, chosen_lines &out, rule_set *mine = nullptr);
 
+	// What a worker's sniff of path's head found, where it sniffed this
+	// very file (open as fd: device, inode, size and times equal) as text
+	// of no GPU-health format (the only files it chooses): true with out
+	// set, the reader's own sniff of the same bytes spared; else false.
+	bool sniffed(const std::string &path, int fd, sniff_result &out);
 	// How many threads choose ahead (0: none, the reader does it all).
 	size_t workers() const { return fp_threads.size(); }
 
@@ -60,6 +66,8 @@ private:
 		uint64_t dev = 0, ino = 0, size = 0;
 		int64_t mtime_ns = 0, ctime_ns = 0;
 		chosen_lines result;
+		bool sniffed = false; // sniff and the identity above are set (under the lock)
+		sniff_result sniff;
 	};
 	void work(rule_set rules);
 	bool choose(item &it, rule_set &rules);

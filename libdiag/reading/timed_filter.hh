@@ -8,7 +8,7 @@
 namespace diag::timed_filter {
 
 // Each level also runs the ones below it on what its wider loads leave.
-enum class level { scalar, sse2, avx2, avx512 };
+enum class level { scalar, sse2, avx2, avx512, avx512vbmi };
 
 // The best level this build and CPU run (what the reader uses).
 level best();
