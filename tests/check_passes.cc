@@ -1062,6 +1062,25 @@ START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there
 }
 END_TEST
 
+// srun's unstamped report of several ranks' error exits, one line after
+// another, is in the order srun heard of them: its first rank is no first
+// failure to lend a fault that names none. One error exit alone is.
+START_TEST(fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits)
+{
+	for (int burst = 0; burst <= 1; burst++) {
+		fixture f;
+		event &oom = f.add(failure_class::cuda_oom, event_role::initiating, -1, 0, 1);
+		oom.time_us = no_time;
+		int ranks[] = {4, 7, 6};
+		for (int i = 0; i < (burst ? 3 : 1); i++)
+			exited(f, ranks[i], 1, 0, 26 + static_cast<uint64_t>(i)).time_us = no_time;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert_int_eq(cx.d.borrowed_rank, burst ? -1 : 4);
+	}
+}
+END_TEST
+
 START_TEST(common_mode_counts_processes_whose_traceback_names_no_rank)
 {
 	fixture f;
@@ -2572,6 +2591,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
+	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);
 	tcase_add_test(t, common_mode_counts_a_ranks_restarts_once);

@@ -93,6 +93,24 @@ exit_view analyse_exits(const evidence &ev)
 		if (e.role == event_role::victim)
 			torn_down.insert(list.begin(), list.end());
 	}
+	if (const event *f = xv.first_self_exit; f && f->time_us == no_time) {
+		std::vector<const event *> after;
+		for (const auto &e : ev.events)
+			if (!e.dropped && e.kind == rule_kind::task_exit && e.file == f->file && e.line > f->line &&
+			    e.line - f->line <= 16)
+				after.push_back(&e);
+		std::sort(after.begin(), after.end(), [](const event *a, const event *b) { return a->line < b->line; });
+		std::set<int> others;
+		uint64_t last = f->line;
+		for (const event *e : after) {
+			if (e->line - last > 2)
+				break; // the burst ended
+			last = e->line;
+			if (e->exitcode > 0 && e->signal < 0 && e->rank >= 0 && e->rank != f->rank && e->time_us == no_time)
+				others.insert(e->rank);
+		}
+		xv.first_exit_in_burst = others.size() >= 2;
+	}
 	int world = std::max(ev.ranks.world_size(), max_task + 1);
 	if (!torn_down.empty() && world >= 2 && static_cast<int>(torn_down.size()) >= world - 1)
 		for (int r = 0; r < world; r++)

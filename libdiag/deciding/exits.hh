@@ -26,6 +26,10 @@ bool crash_signal(int sig);
 struct exit_view {
 	const event *first_self_exit = nullptr; // exited with an error code, not a signal
 	std::vector<int> not_torn_down;         // the one srun did not kill with the others
+	// The first error exit is the head of a burst: srun's unstamped lines
+	// report two or more other ranks' error exits right after it, in the
+	// order it heard of them, which is no order of failure.
+	bool first_exit_in_burst = false;
 };
 exit_view analyse_exits(const evidence &ev);
 

@@ -123,7 +123,8 @@ void borrow_rank(diagnosis_context &cx)
 	int borrowed = -1;
 	if (best.e->cls == failure_class::host_oom && killed.size() == 1)
 		borrowed = killed[0];
-	else if (xv.first_self_exit && (best.e->host < 0 || xv.first_self_exit->host < 0 ||
+	else if (xv.first_self_exit && !xv.first_exit_in_burst &&
+		 (best.e->host < 0 || xv.first_self_exit->host < 0 ||
 					xv.first_self_exit->host == best.e->host || same_process(cx.ev, *best.e, *xv.first_self_exit)))
 		borrowed = xv.first_self_exit->rank;
 	else if (int own = sole_crashed_rank_on(cx.ev, best.e->host); own >= 0)
