@@ -2352,15 +2352,22 @@ START_TEST(zone_table_refuses_a_bad_offset_and_a_name_twice)
 }
 END_TEST
 
+// n stall reports of the coordinator (rank 0), a minute apart, each with
+// capture = value.
+static void stall_reports(fixture &f, int n, const char *capture, const char *value)
+{
+	for (int i = 0; i < n; i++) {
+		event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + static_cast<uint64_t>(i));
+		e.captures = {{capture, value}};
+	}
+}
+
 // Horovod's stall inspector, written by the coordinator (rank 0): the
 // ranks it names missing are the hang's suspects.
 START_TEST(stall_report_names_the_missing_rank)
 {
 	fixture f;
-	for (int i = 0; i < 3; i++) {
-		event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + i);
-		e.captures = {{"missing_rank", "5"}};
-	}
+	stall_reports(f, 3, "missing_rank", "5");
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_hang_structure(cx);
 	pass_stall_report(cx);
@@ -2382,10 +2389,7 @@ START_TEST(stall_report_the_rest_of_the_world_beside_the_ready_ranks)
 		fixture f;
 		if (world)
 			f.ev.ranks.note_world_size(world);
-		for (int i = 0; i < 2; i++) {
-			event &e = f.add(failure_class::collective_hang, event_role::victim, 0, 60.0 * i, 10 + i);
-			e.captures = {{"ready_ranks", "5, 6, 3, 1, 4, 0"}};
-		}
+		stall_reports(f, 2, "ready_ranks", "5, 6, 3, 1, 4, 0");
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 		pass_hang_structure(cx);
 		pass_stall_report(cx);
