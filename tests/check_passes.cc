@@ -267,6 +267,27 @@ START_TEST(slurm_last_word_is_a_candidate_only_for_its_states)
 }
 END_TEST
 
+// Ctrl-C (a KeyboardInterrupt, the launcher's SIGINT) before anything went
+// wrong is the user's stop; after a rank's watchdog timed out it is the
+// user giving up on a job already failing, and decides nothing.
+START_TEST(slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop)
+{
+	for (int timed_out = 0; timed_out <= 1; timed_out++) {
+		fixture f;
+		if (timed_out) {
+			event &w = f.add(failure_class::collective_hang, event_role::victim, 1, 0, 5);
+			w.kind = rule_kind::watchdog;
+		}
+		event &k = f.add(failure_class::user_cancel, event_role::context, 0, 60, 9, 0, "python.keyboard_interrupt");
+		k.kind = rule_kind::exception;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		const event &ki = f.ev.events.back();
+		ck_assert(ki.role == (timed_out ? event_role::context : event_role::initiating));
+	}
+}
+END_TEST
+
 START_TEST(slurm_last_word_loses_to_an_earlier_relevant_fault)
 {
 	fixture f;
@@ -2555,6 +2576,7 @@ static Suite *suite()
 	tcase_add_test(t, relevance_an_inherited_time_is_bounded_by_the_next_stamp);
 	tcase_add_test(t, slurm_last_word_is_a_candidate_only_for_its_states);
 	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
+	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);

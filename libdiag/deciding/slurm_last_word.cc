@@ -2,7 +2,8 @@
 // when no log line said it. It decides the class only when nothing earlier
 // and still relevant explains the end (fault_choice orders it by time).
 // Without sacct, a step that slurmstepd cancelled before anything of the
-// job had gone wrong was cancelled from outside (scancel).
+// job had gone wrong was cancelled from outside (scancel); a job that the
+// user interrupted (Ctrl-C) before anything went wrong was stopped by them.
 #include "deciding/context.hh"
 
 #include <climits>
@@ -64,6 +65,27 @@ void step_cancel_without_cause(evidence &ev)
 	first->why_not.clear();
 }
 
+// Ctrl-C: a KeyboardInterrupt, a launcher that got SIGINT. With nothing of
+// the job going wrong before it, the user stopped the job: the earliest
+// such sign becomes its end, a cancellation. (After a fault or a timeout it
+// is the user giving up on a job already failing: that fault decides.)
+void interrupt_without_cause(evidence &ev)
+{
+	event *first = nullptr;
+	for (auto &e : ev.events)
+		if (!e.dropped && e.cls == failure_class::user_cancel && e.role == event_role::context &&
+		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
+			first = &e;
+	if (!first)
+		return;
+	for (const auto &e : ev.events)
+		if (&e != first && trouble(e) && before(e, *first))
+			return;
+	first->role = event_role::initiating;
+	first->weight = 45;
+	first->why_not.clear();
+}
+
 bool sacct_state_event(const evidence &ev, event &out)
 {
 	const std::string &s = ev.job.state;
@@ -103,6 +125,7 @@ bool job_level(failure_class c)
 void pass_slurm_last_word(diagnosis_context &cx)
 {
 	step_cancel_without_cause(cx.ev);
+	interrupt_without_cause(cx.ev);
 	cx.have_sacct = sacct_state_event(cx.ev, cx.sacct_ev);
 }
 
