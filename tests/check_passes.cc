@@ -354,14 +354,15 @@ START_TEST(common_mode_network_on_three_nodes_unless_one_node_is_in_every_report
 		fixture f;
 		const char *hosts[] = {"n1", "n2", "n3"};
 		for (int r = 0; r < 3; r++) {
+			int host = f.ev.intern_host(hosts[r]);
 			event &e = f.add(failure_class::network, event_role::initiating, r, 0.1 * r, 1 + static_cast<uint64_t>(r), 0,
 					 "nccl.ib_completion");
-			e.host = f.ev.intern_host(hosts[r]);
+			e.host = host;
 			if (named)
 				e.captures = {{"peer", r == 0 ? "10.0.0.2<4000>" : "10.0.0.1<4000>"}};
 			event &boot = f.add(failure_class::unknown, event_role::context, r, 0, 100 + static_cast<uint64_t>(r), 0,
 					    "nccl.bootstrap");
-			boot.host = e.host;
+			boot.host = host; // (e may have moved: add() grows the vector)
 			boot.captures = {{"host_ip", std::string("10.0.0.") + std::to_string(r + 1)}};
 		}
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
