@@ -37,6 +37,20 @@ bool trouble(const event &e)
 	return e.role == event_role::victim && e.cls != failure_class::unknown && e.cls != failure_class::user_cancel;
 }
 
+// The first sign of a stop from outside (first, or null) becomes the job's
+// end when nothing of the job went wrong before it.
+void end_without_cause(evidence &ev, event *first)
+{
+	if (!first)
+		return;
+	for (const auto &e : ev.events)
+		if (&e != first && trouble(e) && before(e, *first))
+			return;
+	first->role = event_role::initiating;
+	first->weight = 45;
+	first->why_not.clear();
+}
+
 // srun's "STEP J.S ON node CANCELLED AT t" names no reason: scancel, or
 // srun tearing the step down after a task failed. With nothing of the job
 // going wrong before it, the former: the earliest such line becomes the
@@ -55,14 +69,7 @@ void step_cancel_without_cause(evidence &ev)
 							    (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
 	}
-	if (!first)
-		return;
-	for (const auto &e : ev.events)
-		if (&e != first && trouble(e) && before(e, *first))
-			return;
-	first->role = event_role::initiating;
-	first->weight = 45;
-	first->why_not.clear();
+	end_without_cause(ev, first);
 }
 
 // Ctrl-C: a KeyboardInterrupt, a launcher that got SIGINT. With nothing of
@@ -76,14 +83,7 @@ void interrupt_without_cause(evidence &ev)
 		if (!e.dropped && e.cls == failure_class::user_cancel && e.role == event_role::context &&
 		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
-	if (!first)
-		return;
-	for (const auto &e : ev.events)
-		if (&e != first && trouble(e) && before(e, *first))
-			return;
-	first->role = event_role::initiating;
-	first->weight = 45;
-	first->why_not.clear();
+	end_without_cause(ev, first);
 }
 
 bool sacct_state_event(const evidence &ev, event &out)
