@@ -284,9 +284,8 @@ void place_spawned_processes(evidence &ev)
 
 // torchrun's launch line with a fixed --nnodes=N and --nproc-per-node=P
 // (or an MPI launch's -np N) states the job's world, N*P ranks, however
-// few of them logged: a rank
-// that printed nothing is still one of them. Launch lines that disagree
-// (steps of several sizes) state none.
+// few of them logged: a rank that printed nothing is still one of them.
+// Launch lines that disagree (steps of several sizes) state none.
 void apply_launch_world(evidence &ev)
 {
 	std::set<long long> worlds;

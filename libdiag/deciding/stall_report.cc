@@ -53,12 +53,13 @@ void pass_stall_report(diagnosis_context &cx)
 		if (m.empty() && !ready.empty() && world >= 2) {
 			std::set<int> in;
 			add_ranks(ready, in);
-			size_t before = missing.size();
+			if (in.empty())
+				continue; // (a number too large to be a rank)
 			if (in.size() < static_cast<size_t>(world) && *in.rbegin() < world)
 				for (int r = 0; r < world; r++)
 					if (!in.count(r))
 						missing.insert(r);
-			reports += missing.size() > before || !in.empty();
+			reports++;
 			continue;
 		}
 		if (m.empty())
