@@ -1,7 +1,8 @@
 # tests/realworld.mk: the real-log corpus (tests/data/realworld), scored per
-# class for the dev and the held-out split.
+# class for the dev and the held-out split; and checked for verdicts that
+# survive changes that do not change what happened (renamed host, CRLF...).
 if HAVE_PYTHON3
-TESTS += tests/realworld.sh
+TESTS += tests/realworld.sh tests/realworld_invariance.sh
 endif
 # The scorer lives in tests/sim, which sim.mk distributes whole.
-EXTRA_DIST += tests/realworld.sh
+EXTRA_DIST += tests/realworld.sh tests/realworld_invariance.sh

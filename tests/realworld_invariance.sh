@@ -1,0 +1,21 @@
+#!/bin/sh
+# Metamorphic check on the real-log corpus: each case's verdict (class,
+# first rank, first host) must survive changes that do not change what
+# happened: its first host renamed everywhere, CRLF line ends, job.log named
+# slurm-N.out, the files given in reverse order (tests/sim/invariance_realworld.py).
+# It reads no truth, so it covers the dev and the held-out split alike.
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+PYTHON3=${PYTHON3:-python3}
+DENPEX=${DENPEX:-$top_builddir/denpex}
+corpus=${REALWORLD_CORPUS:-$top_srcdir/tests/data/realworld}
+
+if [ ! -x "$DENPEX" ]; then
+	echo "realworld_invariance: ERROR: $DENPEX is not built"
+	exit 99
+fi
+"$PYTHON3" "$top_srcdir/tests/sim/invariance_realworld.py" --denpex "$DENPEX" --corpus "$corpus"
+rc=$?
+[ $rc -eq 2 ] && exit 99
+exit $rc

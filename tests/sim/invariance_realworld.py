@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Metamorphic check on the real-log corpus (tests/data/realworld).
+
+A verdict must not depend on what does not change what happened. For every
+case, `denpex diagnose` is run on the case as it is and on copies changed in
+such ways only; the copy's class, first rank and first host must equal the
+case's own (the first host renamed where the change renames it):
+
+  host     the verdict's first host renamed everywhere, in file contents and
+           file names, to a name of another style (Cray's nid000123)
+  crlf     every text file with CRLF line ends (a log copied off Windows)
+  rename   job.log named as sbatch names it (slurm-4242.out)
+  reverse  the files given in the reverse order
+
+No truth is read: expected.json is only left out of what denpex sees, so the
+check holds on the dev and the held-out split alike. Prints one line per
+change (how many cases held) and one per case that did not; exits 1 when any
+did not, 2 when the corpus is unusable.
+"""
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def files_of(d):
+    out = []
+    for root, dirs, names in os.walk(d):
+        dirs.sort()
+        for fn in sorted(names):
+            if not (root == d and fn == "expected.json"):
+                out.append(os.path.join(root, fn))
+    return out
+
+
+def diagnose(denpex, files, timeout):
+    try:
+        p = subprocess.run([denpex, "diagnose", "--json", "--quiet"] + files,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return ("timed out",)
+    try:
+        v = json.loads(p.stdout.decode())
+        first = v.get("first") or {}
+        return (v.get("class"), first.get("rank"), first.get("host"))
+    except (ValueError, AttributeError):
+        return ("exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace").strip()[:120]),)
+
+
+def is_text(b):
+    return b"\0" not in b[:65536]
+
+
+def copy_case(src, dst, rename_file=None, change_text=None):
+    for root, dirs, names in os.walk(src):
+        rel = os.path.relpath(root, src)
+        os.makedirs(os.path.join(dst, rel), exist_ok=True)
+        for fn in names:
+            if root == src and fn == "expected.json":
+                continue
+            with open(os.path.join(root, fn), "rb") as f:
+                b = f.read()
+            if change_text and is_text(b):
+                b = change_text(b)
+            with open(os.path.join(dst, rel, rename_file(fn) if rename_file else fn), "wb") as f:
+                f.write(b)
+    return files_of(dst)
+
+
+def changes(case_dir, base):
+    """(name, rename_file, change_text, reverse, expected verdict) per change."""
+    out = []
+    host = base[2] if len(base) == 3 else None
+    if host and re.fullmatch(r"[A-Za-z][\w.-]*", host):
+        new = "nid%06d" % (int(hashlib.sha1(host.encode()).hexdigest(), 16) % 1000000)
+        word = re.compile(rb"(?<![\w.-])" + re.escape(host.encode()) + rb"(?![\w-])")
+        out.append(("host", lambda fn: fn.replace(host, new),
+                    lambda b: word.sub(new.encode(), b), False, (base[0], base[1], new)))
+    out.append(("crlf", None, lambda b: re.sub(rb"\r?\n", b"\r\n", b), False, base))
+    if os.path.exists(os.path.join(case_dir, "job.log")):
+        out.append(("rename", lambda fn: "slurm-4242.out" if fn == "job.log" else fn, None, False, base))
+    if len(files_of(case_dir)) > 1:
+        out.append(("reverse", None, None, True, base))
+    return out
+
+
+def check_case(args, name):
+    case_dir = os.path.join(args.corpus, name)
+    base = diagnose(args.denpex, files_of(case_dir), args.timeout)
+    results = []
+    for cname, rename_file, change_text, reverse, want in changes(case_dir, base):
+        tmp = tempfile.mkdtemp(prefix="denpex-inv-")
+        try:
+            files = copy_case(case_dir, os.path.join(tmp, name), rename_file, change_text)
+            got = diagnose(args.denpex, files[::-1] if reverse else files, args.timeout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        results.append((cname, want, got))
+    return name, base, results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--denpex", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=int, default=60)
+    args = ap.parse_args()
+    try:
+        names = sorted(d for d in os.listdir(args.corpus)
+                       if os.path.isfile(os.path.join(args.corpus, d, "expected.json")))
+    except OSError as e:
+        print("invariance: ERROR: %s" % e)
+        return 2
+    if not names:
+        print("invariance: ERROR: no cases under %s" % args.corpus)
+        return 2
+    held, tried, broken = {}, {}, []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for name, base, results in pool.map(lambda n: check_case(args, n), names):
+            if len(base) != 3:
+                broken.append(("base", name, "a verdict", base))
+            for cname, want, got in results:
+                tried[cname] = tried.get(cname, 0) + 1
+                if got == want:
+                    held[cname] = held.get(cname, 0) + 1
+                else:
+                    broken.append((cname, name, want, got))
+    print("invariance: %d cases" % len(names))
+    for cname in ("host", "crlf", "rename", "reverse"):
+        if cname in tried:
+            print("  %-8s %4d/%d held" % (cname, held.get(cname, 0), tried[cname]))
+    for cname, name, want, got in broken:
+        print("  CHANGED %s %s: %s -> %s" % (cname, name, want, got))
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
