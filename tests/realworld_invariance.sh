@@ -2,7 +2,8 @@
 # Metamorphic check on the real-log corpus: each case's verdict (class,
 # first rank, first host) must survive changes that do not change what
 # happened: its first host renamed everywhere, CRLF line ends, job.log named
-# slurm-N.out, the files given in reverse order (tests/sim/invariance_realworld.py).
+# slurm-N.out, the files given in reverse order, a case of one file
+# on standard input (tests/sim/invariance_realworld.py).
 # It reads no truth, so it covers the dev and the held-out split alike.
 
 top_srcdir=${top_srcdir:-.}

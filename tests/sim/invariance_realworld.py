@@ -11,6 +11,8 @@ case's own (the first host renamed where the change renames it):
   crlf     every text file with CRLF line ends (a log copied off Windows)
   rename   job.log named as sbatch names it (slurm-4242.out)
   reverse  the files given in the reverse order
+  stdin    a case of one file given on standard input (`denpex diagnose -`,
+           a log pasted)
 
 No truth is read: expected.json is only left out of what denpex sees, so the
 check holds on the dev and the held-out split alike. Prints one line per
@@ -40,11 +42,12 @@ def files_of(d):
     return out
 
 
-def diagnose(denpex, files, timeout):
+def diagnose(denpex, files, timeout, stdin=None):
     try:
-        p = subprocess.run([denpex, "diagnose", "--json", "--quiet"] + files,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, check=False)
+        with open(stdin, "rb") if stdin else open(os.devnull, "rb") as f:
+            p = subprocess.run([denpex, "diagnose", "--json", "--quiet"] + (["-"] if stdin else files),
+                               stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return ("timed out",)
     try:
@@ -104,6 +107,9 @@ def check_case(args, name):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         results.append((cname, want, got))
+    alone = files_of(case_dir)
+    if len(alone) == 1:
+        results.append(("stdin", base, diagnose(args.denpex, [], args.timeout, stdin=alone[0])))
     return name, base, results
 
 
@@ -135,7 +141,7 @@ def main():
                 else:
                     broken.append((cname, name, want, got))
     print("invariance: %d cases" % len(names))
-    for cname in ("host", "crlf", "rename", "reverse"):
+    for cname in ("host", "crlf", "rename", "reverse", "stdin"):
         if cname in tried:
             print("  %-8s %4d/%d held" % (cname, held.get(cname, 0), tried[cname]))
     for cname, name, want, got in broken:
