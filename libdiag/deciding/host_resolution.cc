@@ -350,6 +350,10 @@ void resolve_identities(evidence &ev)
 	apply_agent_ranks(ev);
 	apply_launch_world(ev);
 	place_spawned_processes(ev);
+	size_t named_hosts = 0;
+	for (size_t h = 0; h < ev.host_count(); h++)
+		named_hosts += !loopback_name(ev.host_name(static_cast<int>(h)));
+	const bool one_machine = named_hosts <= 1;
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -361,8 +365,9 @@ void resolve_identities(evidence &ev)
 		if (e.rank < 0 && e.host >= 0 && e.cuda_dev >= 0 && launcher_layout)
 			e.rank = ev.ranks.rank_of_local(e.host, e.cuda_dev);
 		// A line without a host, in a job that shows one host only (the
-		// launcher's mapping lists one): the local rank is on that host.
-		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && ev.host_count() <= 1)
+		// launcher's mapping lists one, or only "localhost" beside the
+		// machine's own name): the local rank is on that host.
+		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && one_machine)
 			if (int h = ev.ranks.sole_local_host(); h >= 0)
 				e.rank = ev.ranks.rank_of_local(h, e.local_rank);
 		if (e.rank < 0 && e.host >= 0) {
