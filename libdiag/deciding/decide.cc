@@ -209,11 +209,15 @@ void without_initiator(diagnosis_context &cx)
 		}
 		return;
 	}
-	// Only victims: name what they say, blame nobody.
+	// Only victims: name what they say, blame nobody. A teardown's own
+	// lines (SIGTERMs sent, a launcher's ChildFailedError) say nothing of
+	// what: they count only where no victim says more.
 	std::map<failure_class, int> vc;
 	for (const auto &e : ev.events)
 		if (!e.dropped && e.role == event_role::victim)
 			vc[e.cls]++;
+	if (vc.size() > 1)
+		vc.erase(failure_class::unknown);
 	if (!vc.empty())
 		d.cls = std::max_element(vc.begin(), vc.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
 	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
