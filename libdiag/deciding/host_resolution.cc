@@ -749,8 +749,11 @@ int named_host(const evidence &ev, int host)
 void pass_host_resolution(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.cls == failure_class::node_failure && d.first && !names_failed_node(cx.ev, *d.first))
+	// The node lost is the one to drain: the verdict names it, rank or none.
+	if (d.cls == failure_class::node_failure && d.first && !names_failed_node(cx.ev, *d.first)) {
 		d.first_host = lost_node(cx);
+		d.rank_singled_out = d.rank_singled_out || d.first_host >= 0;
+	}
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
 	// The initiating line's own node: that of the srun task it came on
