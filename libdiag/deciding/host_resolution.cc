@@ -756,6 +756,20 @@ void pass_host_resolution(diagnosis_context &cx)
 	}
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
+	// A stop from outside that reached one node of several (one pod
+	// deleted, one node's launcher signalled) before anything went wrong:
+	// the others only lost it. That node is where the job was stopped.
+	if (d.first_host < 0 && d.cls == failure_class::user_cancel && d.first && d.first->host >= 0 &&
+	    d.first->signal > 0 && cx.ev.host_count() >= 2) {
+		bool elsewhere = false;
+		for (const auto &e : cx.ev.events)
+			if (!e.dropped && e.cls == failure_class::user_cancel && e.host != d.first->host)
+				elsewhere = true;
+		if (!elsewhere) {
+			d.first_host = d.first->host;
+			d.rank_singled_out = true;
+		}
+	}
 	// The initiating line's own node: that of the srun task it came on
 	// (a node's launcher, whose label is no rank).
 	if (d.first_host < 0 && d.first && d.first->task >= 0 && !job_level(d.cls) && !d.common_many_hosts &&

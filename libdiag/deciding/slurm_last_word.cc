@@ -3,7 +3,8 @@
 // and still relevant explains the end (fault_choice orders it by time).
 // Without sacct, a step that slurmstepd cancelled before anything of the
 // job had gone wrong was cancelled from outside (scancel); a job that the
-// user interrupted (Ctrl-C) before anything went wrong was stopped by them.
+// user interrupted (Ctrl-C) before anything went wrong was stopped by them,
+// and so was one whose launcher was told to stop where no scheduler ran.
 #include "deciding/context.hh"
 
 #include <climits>
@@ -76,11 +77,29 @@ void step_cancel_without_cause(evidence &ev)
 // the job going wrong before it, the user stopped the job: the earliest
 // such sign becomes its end, a cancellation. (After a fault or a timeout it
 // is the user giving up on a job already failing: that fault decides.)
+//
+// A launcher told to stop by SIGTERM or SIGHUP (the terminal that started it
+// closed) is the same where no scheduler ran or spoke for the job (no Slurm
+// job, banner or srun line: a pod deleted, a container stopped, nohup):
+// someone stopped it. Under Slurm that SIGTERM is as often the time limit
+// or a preemption whose banner was not kept: it decides nothing.
+bool under_scheduler(const evidence &ev)
+{
+	if (!ev.job.job_id.empty() || !ev.job.state.empty() || !ev.job.nodelist.empty() || !ev.plugin_tasks.empty())
+		return true;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.r && e.r->family == "slurm")
+			return true;
+	return false;
+}
+
 void interrupt_without_cause(evidence &ev)
 {
+	const bool scheduled = under_scheduler(ev);
 	event *first = nullptr;
 	for (auto &e : ev.events)
 		if (!e.dropped && e.cls == failure_class::user_cancel && e.role == event_role::context &&
+		    (!scheduled || (e.signal != SIGTERM && e.signal != SIGHUP)) &&
 		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
 	end_without_cause(ev, first);
