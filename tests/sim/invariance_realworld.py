@@ -7,7 +7,8 @@ such ways only; the copy's class, first rank and first host must equal the
 case's own (the first host renamed where the change renames it):
 
   host     the verdict's first host renamed everywhere, in file contents and
-           file names, to a name of another style (Cray's nid000123)
+           file names (Slurm hostlists that cover it written out), to a name
+           of another style (Cray's nid000123); not "localhost"
   crlf     every text file with CRLF line ends (a log copied off Windows)
   rename   job.log named as sbatch names it (slurm-4242.out)
   reverse  the files given in the reverse order
@@ -78,15 +79,37 @@ def copy_case(src, dst, rename_file=None, change_text=None):
     return files_of(dst)
 
 
+HOSTLIST = re.compile(rb"(?<![\w.-])([A-Za-z][\w.-]*?)\[([0-9,\-]+)\]")
+
+
+def expand_hostlists(b, host):
+    """Slurm's hostlists that cover host ("gpu[01-02]") written out
+    ("gpu01,gpu02"), so that renaming host renames it there too."""
+    def one(m):
+        names = []
+        for part in m.group(2).split(b","):
+            lo, _, hi = part.partition(b"-")
+            if not lo.isdigit() or (hi and not hi.isdigit()) or (hi and int(hi) - int(lo) > 4096):
+                return m.group(0)
+            for k in range(int(lo), int(hi or lo) + 1):
+                names.append(m.group(1) + str(k).zfill(len(lo)).encode())
+        return b",".join(names) if host.encode() in names else m.group(0)
+    return HOSTLIST.sub(one, b)
+
+
+def loopback(h):
+    return h in ("localhost", "localhost.localdomain", "::1") or h.startswith("127.")
+
+
 def changes(case_dir, base):
     """(name, rename_file, change_text, reverse, expected verdict) per change."""
     out = []
     host = base[2] if len(base) == 3 else None
-    if host and re.fullmatch(r"[A-Za-z][\w.-]*", host):
+    if host and re.fullmatch(r"[A-Za-z][\w.-]*", host) and not loopback(host):
         new = "nid%06d" % (int(hashlib.sha1(host.encode()).hexdigest(), 16) % 1000000)
         word = re.compile(rb"(?<![\w.-])" + re.escape(host.encode()) + rb"(?![\w-])")
         out.append(("host", lambda fn: fn.replace(host, new),
-                    lambda b: word.sub(new.encode(), b), False, (base[0], base[1], new)))
+                    lambda b: word.sub(new.encode(), expand_hostlists(b, host)), False, (base[0], base[1], new)))
     out.append(("crlf", None, lambda b: re.sub(rb"\r?\n", b"\r\n", b), False, base))
     if os.path.exists(os.path.join(case_dir, "job.log")):
         out.append(("rename", lambda fn: "slurm-4242.out" if fn == "job.log" else fn, None, False, base))
