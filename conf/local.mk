@@ -19,6 +19,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/nccl.yaml \
 	%reldir%/signatures/netdev.yaml \
 	%reldir%/signatures/numeric.yaml \
+	%reldir%/signatures/orchestrator.yaml \
 	%reldir%/signatures/progress.yaml \
 	%reldir%/signatures/python.yaml \
 	%reldir%/signatures/ranks.yaml \

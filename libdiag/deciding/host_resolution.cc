@@ -807,13 +807,24 @@ void pass_host_resolution(diagnosis_context &cx)
 			d.rank_singled_out = true;
 		}
 	}
-	// A job of one node ran everything there, its launcher too.
+	// A job of one node ran everything there, its launcher too: Slurm's
+	// node list, or the one node a cluster manager says the job ran on
+	// (kubectl describe pod's "Node:", capture job_node).
 	if (d.first_host < 0 && d.first && !job_level(d.cls) &&
-	    !(d.first->r && d.first->r->scope == rule::fault_scope::job))
-		if (std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist); nodes.size() == 1) {
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
+		if (nodes.empty()) {
+			std::set<std::string> said;
+			for (const auto &e : cx.ev.events)
+				if (!e.dropped && !e.capture("job_node").empty())
+					said.insert(e.capture("job_node"));
+			nodes.assign(said.begin(), said.end());
+		}
+		if (nodes.size() == 1) {
 			d.first_host = cx.ev.intern_host(nodes[0]);
 			d.rank_singled_out = true;
 		}
+	}
 	bool store_named = false;
 	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.common_mode == 0)
 		if (int store = unreached_store_host(cx); store >= 0 && store != d.first_host &&
