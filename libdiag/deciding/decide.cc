@@ -80,9 +80,12 @@ void from_first_fault(diagnosis_context &cx)
 		if (d.first->r->scope == rule::fault_scope::job)
 			d.first_host = -1;
 	}
+	// The job's end as a whole names no node, but a node lost (failed, or
+	// reclaimed alone: a rule of node scope, Ray's node preempted) is one.
 	if (job_level(d.cls)) {
 		d.first_rank = -1;
-		if (d.cls != failure_class::node_failure)
+		if (d.cls != failure_class::node_failure &&
+		    !(d.first && d.first->r && d.first->r->scope == rule::fault_scope::node))
 			d.first_host = -1;
 	}
 	// A fault that names its node but no rank still says which node to

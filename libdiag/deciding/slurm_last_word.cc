@@ -80,15 +80,17 @@ void step_cancel_without_cause(evidence &ev)
 //
 // A launcher told to stop by SIGTERM or SIGHUP (the terminal that started it
 // closed) is the same where no scheduler ran or spoke for the job (no Slurm
-// job, banner or srun line: a pod deleted, a container stopped, nohup):
+// job, banner or srun line, no cluster manager's word on the job's end: a
+// pod deleted, a container stopped, nohup):
 // someone stopped it. Under Slurm that SIGTERM is as often the time limit
 // or a preemption whose banner was not kept: it decides nothing.
 bool under_scheduler(const evidence &ev)
 {
 	if (!ev.job.job_id.empty() || !ev.job.state.empty() || !ev.job.nodelist.empty() || !ev.plugin_tasks.empty())
 		return true;
+	// Slurm's own lines, or any cluster manager's word on the job's end.
 	for (const auto &e : ev.events)
-		if (!e.dropped && e.r && e.r->family == "slurm")
+		if (!e.dropped && e.r && (e.r->family == "slurm" || e.kind == rule_kind::job_end))
 			return true;
 	return false;
 }

@@ -177,6 +177,11 @@ void unwrap_ray(evidence &ev)
 			if (e.host < 0)
 				e.host = w->second.host;
 		}
+		// A node's fate in the report (its node preempted, died) is the
+		// worker's node, whoever prints the report (a driver's own prefix).
+		else if (w != wraps.end() && e.line > w->second.line && e.line - w->second.line <= field_reach_lines &&
+			 e.host < 0 && e.r && e.r->scope == rule::fault_scope::node && from_ray(e))
+			e.host = w->second.host;
 	}
 	// Pids are per node: one seen on a single host only gives that host
 	// to its lines that name none (a worker file names no node).
