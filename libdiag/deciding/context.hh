@@ -72,6 +72,9 @@ bool job_level(failure_class c);
 // Whether a node-failure event's host is the node lost, not the survivor
 // that reported it (fault_choice.cc).
 bool names_failed_node(const evidence &ev, const event &e);
+// "localhost" and the like: a name every machine has for itself
+// (host_resolution.cc).
+bool loopback_name(const std::string &h);
 // The host that uses an address (NCCL's Bootstrap lines; peer_fault.cc).
 int host_with_address(const evidence &ev, const std::string &address);
 // A network error's peer capture as the address alone (peer_fault.cc).

@@ -13,6 +13,15 @@ namespace diag {
 
 namespace {
 
+// At most one machine named, "localhost" aside.
+bool one_machine(const evidence &ev)
+{
+	int named = 0;
+	for (size_t h = 0; h < ev.host_count(); h++)
+		named += !loopback_name(ev.host_name(static_cast<int>(h)));
+	return named <= 1;
+}
+
 void from_first_fault(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -23,11 +32,12 @@ void from_first_fault(diagnosis_context &cx)
 	d.first_host = b->host;
 	// A fault that names no rank (an Xid without a bus-id map) on the node
 	// where the one rank the hang's structure singles out is known to run:
-	// that rank's.
+	// that rank's. So is one that names no node either, in a job that shows
+	// one machine only (every rank there).
 	if (d.first_rank < 0 && !job_level(d.cls) && cx.hv.suspects.size() == 1) {
 		int s = cx.hv.suspects[0];
 		int s_host = rank_host(cx.ev, s);
-		if (b->host >= 0 && s_host == b->host) {
+		if ((b->host >= 0 && s_host == b->host) || (b->host < 0 && one_machine(cx.ev))) {
 			d.first_rank = s;
 			d.borrowed_rank = s;
 			d.notes.push_back("the first fault names no rank; rank " + std::to_string(s) + " is the one " + cx.hv.why);

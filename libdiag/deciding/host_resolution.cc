@@ -18,6 +18,12 @@
 
 namespace diag {
 
+// A name every machine has for itself: it tells no node apart.
+bool loopback_name(const std::string &h)
+{
+	return h == "localhost" || h == "localhost.localdomain" || h.rfind("127.", 0) == 0 || h == "::1";
+}
+
 // srun's task ids are global ranks only when srun starts every rank itself;
 // under torchrun (or any per-node launcher) a task is a node's launcher.
 bool srun_tasks_are_ranks(const evidence &ev)
@@ -79,11 +85,6 @@ bool apply_rank_layouts(evidence &ev)
 
 bool ip_literal(const std::string &h);
 
-// A name every machine has for itself: it tells no node apart.
-bool loopback_name(const std::string &h)
-{
-	return h == "localhost" || h == "localhost.localdomain" || h.rfind("127.", 0) == 0 || h == "::1";
-}
 
 // Under a per-node launcher (torchrun under srun) a Slurm task is a node's
 // agent: its workers' lines carry the agent's label and their local rank,
