@@ -2064,6 +2064,99 @@ START_TEST(fault_choice_an_xid_takes_the_rank_of_the_exit_naming_its_pid)
 }
 END_TEST
 
+// A launcher told to stop by SIGTERM (or SIGHUP) before anything went wrong
+// is someone's stop where no scheduler ran or spoke for the job; under Slurm
+// (a job id) or after a cluster manager's word on the end it decides
+// nothing: a time limit whose banner was not kept sends the same SIGTERM.
+START_TEST(slurm_last_word_a_sigterm_is_someones_stop_only_where_no_scheduler_ran)
+{
+	for (int where = 0; where < 4; where++) {
+		fixture f;
+		if (where == 1)
+			f.ev.job.job_id = "4242";
+		if (where == 2) {
+			event &j = f.add(failure_class::preemption, event_role::initiating, -1, 90, 20, 0, "test.preempted");
+			j.kind = rule_kind::job_end;
+		}
+		event &t = f.add(failure_class::user_cancel, event_role::context, -1, 60, 9, 0, "test.told_to_stop");
+		t.signal = where == 3 ? 2 : 15; // 3: SIGINT, Ctrl-C, under Slurm too
+		if (where == 3)
+			f.ev.job.job_id = "4242";
+		size_t at = f.ev.events.size() - 1;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		ck_assert_msg(f.ev.events[at].role == (where == 0 || where == 3 ? event_role::initiating : event_role::context),
+			      "case %d", where);
+	}
+}
+END_TEST
+
+// Such a stop that reached one node of several names that node; one that
+// reached every node names none.
+START_TEST(host_resolution_a_stop_that_reached_one_node_names_it)
+{
+	for (int both = 0; both <= 1; both++) {
+		fixture f;
+		int a = f.ev.intern_host("pod-0"), b = f.ev.intern_host("pod-1");
+		event &t = f.add(failure_class::user_cancel, event_role::initiating, -1, 60, 9);
+		t.signal = 15;
+		t.host = b;
+		if (both) {
+			event &u = f.add(failure_class::user_cancel, event_role::context, -1, 60, 10);
+			u.signal = 15;
+			u.host = a;
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::user_cancel;
+		cx.d.first = &f.ev.events[0];
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, both ? -1 : b);
+	}
+}
+END_TEST
+
+// "localhost" (a launcher's table on one machine) is the machine's own name
+// where the job shows one, and stays what it is beside several.
+START_TEST(host_resolution_localhost_is_the_one_machines_own_name)
+{
+	for (int machines = 1; machines <= 2; machines++) {
+		fixture f;
+		int lo = f.ev.intern_host("localhost"), own = f.ev.intern_host("ws-q11");
+		if (machines == 2)
+			f.ev.intern_host("ws-q12");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::host_oom;
+		cx.d.first_host = lo;
+		cx.d.first_rank = 3;
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, machines == 1 ? own : lo);
+	}
+}
+END_TEST
+
+// A fault naming neither rank nor node, in a job that shows one machine:
+// the rank missing from the watchdog reports is its. In a job of two
+// machines the fault could be either's, and names no rank.
+START_TEST(decide_a_fault_naming_no_rank_on_one_machine_is_the_rank_missing_from_the_hang)
+{
+	for (int machines = 1; machines <= 2; machines++) {
+		fixture f;
+		for (int r = 0; r < 4; r++)
+			place(f, r, machines == 2 && r >= 2 ? "gpu-b02" : "gpu-b01");
+		f.ev.ranks.note_world_size(4);
+		f.add(failure_class::cuda_oom, event_role::initiating, -1, 0, 1);
+		for (int r : {0, 2, 3})
+			watchdog(f, r, 2291, "_REDUCE_SCATTER_BASE", "8650752");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::cuda_oom);
+		ck_assert_int_eq(cx.d.first_rank, machines == 1 ? 1 : -1);
+	}
+}
+END_TEST
+
 static void add_hang_tests(Suite *s)
 {
 	TCase *t = tcase_create("hang");
@@ -2078,6 +2171,10 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, peer_fault_an_error_after_its_socket_was_reset_is_the_peers);
 	tcase_add_test(t, host_resolution_names_an_address_by_the_node_nccl_says_uses_it);
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_before_any_trouble_is_a_cancellation);
+	tcase_add_test(t, slurm_last_word_a_sigterm_is_someones_stop_only_where_no_scheduler_ran);
+	tcase_add_test(t, host_resolution_a_stop_that_reached_one_node_names_it);
+	tcase_add_test(t, host_resolution_localhost_is_the_one_machines_own_name);
+	tcase_add_test(t, decide_a_fault_naming_no_rank_on_one_machine_is_the_rank_missing_from_the_hang);
 	tcase_add_test(t, slurm_last_word_a_step_cancelled_after_a_task_failed_is_its_teardown);
 	tcase_add_test(t, peer_fault_a_link_error_naming_a_peer_that_had_exited_is_that_exit);
 	tcase_add_test(t, host_resolution_a_launch_wait_by_srun_label_is_from_that_tasks_node);

@@ -90,7 +90,7 @@ bool under_scheduler(const evidence &ev)
 		return true;
 	// Slurm's own lines, or any cluster manager's word on the job's end.
 	for (const auto &e : ev.events)
-		if (!e.dropped && e.r && (e.r->family == "slurm" || e.kind == rule_kind::job_end))
+		if (!e.dropped && ((e.r && e.r->family == "slurm") || e.kind == rule_kind::job_end))
 			return true;
 	return false;
 }
