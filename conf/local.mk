@@ -25,6 +25,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/ranks.yaml \
 	%reldir%/signatures/ray.yaml \
 	%reldir%/signatures/remote_shell.yaml \
+	%reldir%/signatures/scheduler.yaml \
 	%reldir%/signatures/slurm.yaml \
 	%reldir%/signatures/torchrun.yaml \
 	%reldir%/signatures/wandb.yaml \

@@ -88,9 +88,12 @@ bool under_scheduler(const evidence &ev)
 {
 	if (!ev.job.job_id.empty() || !ev.job.state.empty() || !ev.job.nodelist.empty() || !ev.plugin_tasks.empty())
 		return true;
-	// Slurm's own lines, or any cluster manager's word on the job's end.
+	// Slurm's own lines, another scheduler's or cluster manager's, or any
+	// word on the job's end.
 	for (const auto &e : ev.events)
-		if (!e.dropped && ((e.r && e.r->family == "slurm") || e.kind == rule_kind::job_end))
+		if (!e.dropped && ((e.r && (e.r->family == "slurm" || e.r->family == "scheduler" ||
+					    e.r->family == "orchestrator")) ||
+				   e.kind == rule_kind::job_end))
 			return true;
 	return false;
 }
