@@ -351,6 +351,23 @@ void resolve_identities(evidence &ev)
 	apply_agent_ranks(ev);
 	apply_launch_world(ev);
 	place_spawned_processes(ev);
+	// A process that named one rank as its own on two lines or more (and
+	// never another) is that rank, where the rank map knows its pid as no
+	// other rank's (a driver quoting one rank's error once stays itself).
+	for (const auto &tp : ev.tagged_pids) {
+		const auto &t = tp.second;
+		if (t.mixed || t.lines < 2 || ev.ranks.rank_of_pid(tp.first.first, tp.first.second) >= 0)
+			continue;
+		const rank_info *known = ev.ranks.by_rank(t.rank);
+		if (known && known->pid > 0 && known->pid != tp.first.second)
+			continue;
+		rank_info ri;
+		ri.rank = t.rank;
+		ri.pid = tp.first.second;
+		if (!known || known->host < 0)
+			ri.host = tp.first.first;
+		ev.ranks.add(ri);
+	}
 	size_t named_hosts = 0;
 	for (size_t h = 0; h < ev.host_count(); h++)
 		named_hosts += !loopback_name(ev.host_name(static_cast<int>(h)));

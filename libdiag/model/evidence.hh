@@ -111,6 +111,16 @@ public:
 	// Per rank (or task) and file: the step its last progress line named.
 	std::vector<rank_step_mark> rank_steps;
 	std::vector<plugin_task> plugin_tasks;
+	// Per process that names its own rank in its text (a rank tag under a
+	// prefix with its pid: a Ray actor's "(Name pid=N) ... [Rank 3] ..."),
+	// keyed by (host, pid): the rank, how many lines said it, and whether
+	// one said another (host_resolution: a process is one rank).
+	struct tagged_process {
+		int rank = -1;
+		int lines = 0;
+		bool mixed = false;
+	};
+	std::map<std::pair<int, int>, tagged_process> tagged_pids;
 	// Whether srun's task ids are global ranks (srun started every rank).
 	bool tasks_are_ranks = true;
 	// Per host: boot time (UTC µs) when a source said so.

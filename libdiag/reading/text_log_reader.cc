@@ -961,8 +961,23 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].npending = 0;
 				return;
 			}
-			if (r->kind == rule_kind::rank_tag)
-				return; // read only for the rank of an event (rank_in_text)
+			if (r->kind == rule_kind::rank_tag) {
+				// Read for the rank of an event (rank_in_text); a process
+				// named by its prefix's pid that says its rank is that rank.
+				if (id.pid > 0 && id.rank < 0) {
+					std::string th;
+					int tr = rules.rank_in_text(id.body, &th, id.ray_actor);
+					if (tr >= 0) {
+						int h = id.host.empty() ? -1 : ev.intern_host(std::string(id.host));
+						auto &tp = ev.tagged_pids[{h, id.pid}];
+						if (tp.lines > 0 && tp.rank != tr)
+							tp.mixed = true;
+						tp.rank = tr;
+						tp.lines++;
+					}
+				}
+				return;
+			}
 			if (r->kind == rule_kind::handled) {
 				writer_state &hw = writers[key];
 				hw.handled_line = line_no;
