@@ -1200,7 +1200,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				ev.ranks.add(ri);
 				w.block_rank = -1;
 			}
-			if (r->kind == rule_kind::rank_map) {
+			// A communicator smaller than the world seen (a tensor-parallel
+			// group, a pipeline pair, an RL trainer's weight-sync group)
+			// numbers its ranks within itself: no global rank to map.
+			std::string_view comm_size = r->kind == rule_kind::rank_map ? caps.get("nranks") : std::string_view();
+			if (!comm_size.empty() && to_ll(comm_size) > 0 && to_ll(comm_size) < ev.ranks.world_size()) {
+				e.rank = -1;
+			} else if (r->kind == rule_kind::rank_map) {
 				rank_info ri;
 				ri.rank = e.rank;
 				ri.host = e.host;
