@@ -196,6 +196,7 @@ struct writer_state {
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	uint64_t handler_frame_line = 0; // last frame of a launcher's signal handler
 	int handled_rank = -1;           // the rank that line names (-1: none)
 	long last_event = -1;            // index of the writer's last kept event
 	uint64_t last_event_line = 0;
@@ -980,6 +981,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (r->kind == rule_kind::handled) {
 				writer_state &hw = writers[key];
+				// A frame of a launcher's signal handler: the exception that
+				// ends its traceback is teardown (below), nothing before it.
+				if (!caps.get("handler_frame").empty()) {
+					hw.handler_frame_line = line_no;
+					return;
+				}
 				hw.handled_line = line_no;
 				hw.handled_rank = id.rank >= 0 ? id.rank : rules.rank_in_text(id.body, nullptr, id.ray_actor);
 				// "attempting to recover" right after a fault: it was dealt
@@ -1231,6 +1238,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.cont_line = line_no;
 				w.cont_victim = e.role == event_role::victim;
 			}
+			if (r->kind == rule_kind::exception && writers[key].handler_frame_line &&
+			    line_no - writers[key].handler_frame_line <= 3)
+				e.handled = true;
 			if (e.role == event_role::initiating && rules.says_handled(id.body))
 				e.handled = true;
 			if (e.role == event_role::initiating && rules.says_startup(id.body))
