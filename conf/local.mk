@@ -30,6 +30,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/torchrun.yaml \
 	%reldir%/signatures/wandb.yaml \
 	%reldir%/signatures/watchdog.yaml \
+	%reldir%/signatures/xla.yaml \
 	%reldir%/signatures/zone.yaml \
 	$(NULL)
 EXTRA_DIST += %reldir%/signatures/SCHEMA.md
