@@ -75,6 +75,8 @@ bool names_failed_node(const evidence &ev, const event &e);
 // "localhost" and the like: a name every machine has for itself
 // (host_resolution.cc).
 bool loopback_name(const std::string &h);
+// Whether the evidence names at most one machine, "localhost" aside.
+bool one_machine(const evidence &ev);
 // The host that uses an address (NCCL's Bootstrap lines; peer_fault.cc).
 int host_with_address(const evidence &ev, const std::string &address);
 // A network error's peer capture as the address alone (peer_fault.cc).

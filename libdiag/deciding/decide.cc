@@ -13,15 +13,6 @@ namespace diag {
 
 namespace {
 
-// At most one machine named, "localhost" aside.
-bool one_machine(const evidence &ev)
-{
-	int named = 0;
-	for (size_t h = 0; h < ev.host_count(); h++)
-		named += !loopback_name(ev.host_name(static_cast<int>(h)));
-	return named <= 1;
-}
-
 void from_first_fault(diagnosis_context &cx)
 {
 	decision &d = cx.d;

@@ -24,6 +24,14 @@ bool loopback_name(const std::string &h)
 	return h == "localhost" || h == "localhost.localdomain" || h.rfind("127.", 0) == 0 || h == "::1";
 }
 
+bool one_machine(const evidence &ev)
+{
+	int named = 0;
+	for (size_t h = 0; h < ev.host_count(); h++)
+		named += !loopback_name(ev.host_name(static_cast<int>(h)));
+	return named <= 1;
+}
+
 // srun's task ids are global ranks only when srun starts every rank itself;
 // under torchrun (or any per-node launcher) a task is a node's launcher.
 bool srun_tasks_are_ranks(const evidence &ev)
@@ -368,10 +376,7 @@ void resolve_identities(evidence &ev)
 			ri.host = tp.first.first;
 		ev.ranks.add(ri);
 	}
-	size_t named_hosts = 0;
-	for (size_t h = 0; h < ev.host_count(); h++)
-		named_hosts += !loopback_name(ev.host_name(static_cast<int>(h)));
-	const bool one_machine = named_hosts <= 1;
+	const bool single_machine = one_machine(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
 			e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
@@ -385,7 +390,7 @@ void resolve_identities(evidence &ev)
 		// A line without a host, in a job that shows one host only (the
 		// launcher's mapping lists one, or only "localhost" beside the
 		// machine's own name): the local rank is on that host.
-		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && one_machine)
+		if (e.rank < 0 && e.host < 0 && e.local_rank >= 0 && single_machine)
 			if (int h = ev.ranks.sole_local_host(); h >= 0)
 				e.rank = ev.ranks.rank_of_local(h, e.local_rank);
 		if (e.rank < 0 && e.host >= 0) {
