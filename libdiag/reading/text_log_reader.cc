@@ -965,17 +965,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (r->kind == rule_kind::rank_tag) {
 				// Read for the rank of an event (rank_in_text); a process
 				// named by its prefix's pid that says its rank is that rank.
-				if (id.pid > 0 && id.rank < 0) {
-					std::string th;
-					int tr = rules.rank_in_text(id.body, &th, id.ray_actor);
-					if (tr >= 0) {
-						int h = id.host.empty() ? -1 : ev.intern_host(std::string(id.host));
-						auto &tp = ev.tagged_pids[{h, id.pid}];
-						if (tp.lines > 0 && tp.rank != tr)
-							tp.mixed = true;
-						tp.rank = tr;
-						tp.lines++;
-					}
+				// (The rule that matched has read the rank already.)
+				std::string_view said = caps.get("rank");
+				if (id.pid > 0 && id.rank < 0 && !said.empty() && said.size() < 8 && !(id.ray_actor && r->engine_rank)) {
+					int tr = static_cast<int>(to_ll(said));
+					int h = id.host.empty() ? -1 : ev.intern_host(std::string(id.host));
+					auto &tp = ev.tagged_pids[{h, id.pid}];
+					tp.mixed = tp.mixed || (tp.lines > 0 && tp.rank != tr);
+					tp.rank = tr;
+					tp.lines++;
 				}
 				return;
 			}
@@ -1210,8 +1208,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			// A communicator smaller than the world seen (a tensor-parallel
 			// group, a pipeline pair, an RL trainer's weight-sync group)
 			// numbers its ranks within itself: no global rank to map.
-			std::string_view comm_size = r->kind == rule_kind::rank_map ? caps.get("nranks") : std::string_view();
-			if (!comm_size.empty() && to_ll(comm_size) > 0 && to_ll(comm_size) < ev.ranks.world_size()) {
+			const long long comm_size = r->kind == rule_kind::rank_map ? to_ll(caps.get("nranks")) : 0;
+			if (comm_size > 0 && comm_size < ev.ranks.world_size()) {
 				e.rank = -1;
 			} else if (r->kind == rule_kind::rank_map) {
 				rank_info ri;
@@ -1238,8 +1236,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.cont_line = line_no;
 				w.cont_victim = e.role == event_role::victim;
 			}
-			if (r->kind == rule_kind::exception && writers[key].handler_frame_line &&
-			    line_no - writers[key].handler_frame_line <= 3)
+			if (r->kind == rule_kind::exception && w.handler_frame_line && line_no - w.handler_frame_line <= 3)
 				e.handled = true;
 			if (e.role == event_role::initiating && rules.says_handled(id.body))
 				e.handled = true;
