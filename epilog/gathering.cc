@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -174,11 +175,12 @@ void collect_kernel_messages(run_state &s, int jfd)
 	// clock, so that an NTP step after the job's start moves neither them
 	// nor the window against the job's lines.
 	double boot_epoch = boot_epoch_now();
-	time_t moved = 0;
+	double moved_s = 0;
 	if (s.spool.ok && s.spool.boot_epoch_at_start > 0) {
-		moved = static_cast<time_t>(boot_epoch - s.spool.boot_epoch_at_start);
+		moved_s = boot_epoch - s.spool.boot_epoch_at_start;
 		boot_epoch = s.spool.boot_epoch_at_start;
 	}
+	time_t moved = static_cast<time_t>(std::llround(moved_s));
 	if (moved > 2 || moved < -2)
 		s.node_notes.push_back("this node's clock moved " + std::to_string(static_cast<long long>(moved)) +
 				       " s since the job's start: kernel message times are on its clock at the start, "
@@ -187,7 +189,7 @@ void collect_kernel_messages(run_state &s, int jfd)
 		s.node_notes.push_back("this node's clock is " + std::to_string(static_cast<long long>(now - s.ji.end)) +
 				       " s past slurmctld's job end (a clock jump, or a late epilog)" +
 				       (moved > 2 || moved < -2 ? "" : ": kernel message times are this node's"));
-	now -= moved;
+	now = kmsg_window_end(now, moved_s);
 	time_t from = s.ji.start > 0 ? s.ji.start - static_cast<time_t>(s.cfg.kernel_slack_s) : now - 3600;
 	time_t to = now;
 	job_scope scope;

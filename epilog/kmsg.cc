@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -84,6 +85,12 @@ std::string kmsg_format(const std::string &record, double boot_epoch, time_t fro
 double boot_epoch_now()
 {
 	return clock_s(CLOCK_REALTIME) - clock_s(CLOCK_MONOTONIC);
+}
+
+time_t kmsg_window_end(time_t now, double moved_s)
+{
+	// time() drops the fraction of now: one second more covers it.
+	return static_cast<time_t>(std::ceil(static_cast<double>(now) + 1 - moved_s));
 }
 
 std::string kmsg_window(const std::string &path, time_t from, time_t to, const std::string &host,

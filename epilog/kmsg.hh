@@ -23,6 +23,12 @@ std::string kmsg_window(const std::string &path, time_t from, time_t to, const s
 // The boot time (epoch s) on this node's clock now.
 double boot_epoch_now();
 
+// The window's end: now (this node's clock, whole seconds) on the clock of
+// the job's start, the node's clock having moved by moved_s since. Rounded
+// up, so that the line the kernel wrote just before the task died is inside
+// whatever fraction of a second the move has.
+time_t kmsg_window_end(time_t now, double moved_s);
+
 // One raw kmsg record ("pri,seq,usec,flags;text") as a journal line; empty
 // when the record is malformed or outside the window.
 std::string kmsg_format(const std::string &record, double boot_epoch, time_t from, time_t to,

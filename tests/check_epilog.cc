@@ -573,6 +573,23 @@ START_TEST(kmsg_record_format)
 }
 END_TEST
 
+// The task's OOM kill at 100000.7 s (boot at 0), the epilog just after, at
+// 100000.75 s, on a node clock moved by 3 h less or more a fraction: the
+// window ends after the kill, and not much later (a move truncated to whole
+// seconds once ended it at 99999 for -10799.95 s).
+START_TEST(kmsg_window_end_keeps_the_last_second)
+{
+	const char *kill = "3,9,100000700000,-;Out of memory: Killed process 77 (python3)\n";
+	for (double moved : {-10799.95, -10799.6, -10800.2, 10800.4, 10799.8, 0.0}) {
+		time_t now = static_cast<time_t>(100000.75 + moved); // time(): whole seconds
+		time_t end = kmsg_window_end(now, moved);
+		ck_assert_msg(!kmsg_format(kill, 0.0, 99000, end, "n").empty(), "moved %.2f: window ends at %lld",
+			      moved, static_cast<long long>(end));
+		ck_assert_int_le(end, 100003);
+	}
+}
+END_TEST
+
 // ---------------------------------------------------------------- trust
 
 START_TEST(kernel_lines_attributed_to_the_job_only)
@@ -1031,6 +1048,7 @@ int main()
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kmsg");
 	tcase_add_test(tc, kmsg_record_format);
+	tcase_add_test(tc, kmsg_window_end_keeps_the_last_second);
 	tcase_add_test(tc, kernel_lines_attributed_to_the_job_only);
 	tcase_add_test(tc, own_files_are_listed_and_read_without_following_links);
 	tcase_add_test(tc, spool_dir_needs_the_plugins_marker);

@@ -155,6 +155,7 @@ oom_kill_task() { # job output: the task's "pid N" line, then the kernel's OOM k
 		sleep 0.2
 	done
 	[ -n "$pid" ] || { echo "job $1: no pid line in $2" >&2; return 1; }
+	echo "$pid" >"$CTL/$1.oom_pid"
 	# No UID in the line (an older kernel's shape): the task's pid alone
 	# makes it this job's, not every job of this user on the shared kernel.
 	printf '<3>Out of memory: Killed process %s (python3) total-vm:2000kB, anon-rss:1800kB, file-rss:0kB, shmem-rss:0kB\n' \
@@ -360,7 +361,7 @@ if want clock; then
 		j=${JOB[node clock ${o}3 h]}
 		check "node clock ${o}3 h: both nodes' shares in the report" sh -c "! grep -q 'evidence from 1 of 2' '$WORK/reports/$j.txt'"
 		check "node clock ${o}3 h: the job's OOM kill, not the earlier job's (Comment '$(comment_of "$j")')" \
-			matches "$(comment_of "$j")" '^denpex: host_oom .*node1'
+			matches "$(comment_of "$j")" "^denpex: host_oom .*node1.* process $(cat "$CTL/$j.oom_pid" 2>/dev/null || echo none) "
 	done
 	check "node clock +3 h: kernel times on the clock of the job's start" \
 		report_has "${JOB[node clock +3 h]}" "clock moved [0-9]* s since the job's start"
