@@ -1,7 +1,7 @@
 # libdiag: the diagnosis library. Its folders follow the data:
 #   model/     what flows through: the class vocabulary, events, evidence
 #   config/    YAML documents with line numbers (signatures, tables, config)
-#   reading/   sources: sniffing, line reader, cleaning, prefixes, timestamps,
+#   reading/   sources: sniffing, line reader, gzip, cleaning, prefixes, timestamps,
 #              the readers of job logs, sacct, torchelastic and plugin records
 #   matching/  the literal prefilter, PCRE2, signatures as data
 #   fr/        PyTorch flight-recorder dumps: unpickler, dumps, analysis
@@ -32,6 +32,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/event_scan.hh %reldir%/reading/event_scan.cc %reldir%/reading/timed_filter.hh \
 	%reldir%/reading/file_prefetch.hh %reldir%/reading/file_prefetch.cc \
 	%reldir%/reading/fd_io.hh %reldir%/reading/fd_io.cc \
+	%reldir%/reading/gzip_text.hh %reldir%/reading/gzip_text.cc \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
 	%reldir%/reading/slurm_nodelist.hh %reldir%/reading/slurm_nodelist.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
@@ -88,8 +89,8 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/pipeline.hh %reldir%/pipeline.cc \
 	$(NULL)
 nodist_libdiag_libdiagcore_la_SOURCES = %reldir%/rendering/page_css.h
-libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(HS_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS) $(EXPAT_CFLAGS)
-libdiag_libdiagcore_la_LIBADD = $(HS_LIBS) $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) $(EXPAT_LIBS) -lpthread
+libdiag_libdiagcore_la_CXXFLAGS = $(AM_CXXFLAGS) -fPIC $(HS_CFLAGS) $(PCRE2_CFLAGS) $(JANSSON_CFLAGS) $(YAML_CFLAGS) $(EXPAT_CFLAGS) $(ZLIB_CFLAGS)
+libdiag_libdiagcore_la_LIBADD = $(HS_LIBS) $(PCRE2_LIBS) $(JANSSON_LIBS) $(YAML_LIBS) $(EXPAT_LIBS) $(ZLIB_LIBS) -lpthread
 
 libdiag_libdenpexdiag_la_SOURCES = %reldir%/denpex_diag.h %reldir%/c_api.cc
 libdiag_libdenpexdiag_la_CXXFLAGS = $(AM_CXXFLAGS)

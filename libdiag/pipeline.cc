@@ -3,6 +3,8 @@
 #include "deciding/corroboration.hh"
 #include "fr/fr_bridge.hh"
 #include "reading/gpu_health_readers.hh"
+#include "reading/gzip_text.hh"
+#include "reading/fd_io.hh"
 #include "reading/file_prefetch.hh"
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
@@ -248,6 +250,17 @@ void analysis::add_file(const std::string &path, int depth)
 	// Reads may block from here on (NFS); the descriptor was opened
 	// non-blocking only so that a FIFO could not hang the open.
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	char magic[3];
+	if (pread_all(fd, magic, sizeof(magic), 0) && gzip_magic(std::string_view(magic, sizeof(magic)))) {
+		gunzip_stream gz;
+		std::string err;
+		if (!gz.start(fd, an_opts.max_bytes_per_file, err)) {
+			warn(path + ": skipped: " + err);
+			return;
+		}
+		read_gzip(gz, path);
+		return;
+	}
 	line_reader lr(fd, an_opts.max_bytes_per_file, an_opts.max_line);
 	read_source(lr, path, true);
 }
@@ -255,13 +268,51 @@ void analysis::add_file(const std::string &path, int depth)
 void analysis::add_fd(int fd, const std::string &name)
 {
 	line_reader lr(fd, 0, an_opts.max_line);
+	std::string_view head = lr.peek(3);
+	if (!lr.error() && gzip_magic(head)) {
+		// The bytes peeked are the reader's: the inflating starts with them.
+		gunzip_stream gz;
+		std::string err;
+		if (!gz.start_stream(head, fd, an_opts.max_bytes_per_file, err)) {
+			warn(name + ": skipped: " + err);
+			return;
+		}
+		read_gzip(gz, name);
+		return;
+	}
 	read_source(lr, name, false);
 }
 
 void analysis::add_buffer(std::vector<char> &&bytes, const std::string &name)
 {
+	if (gzip_magic(std::string_view(bytes.data(), bytes.size()))) {
+		// An upload's bytes are bounded by the body limit; its text by
+		// the per-file cap, or by this.
+		constexpr uint64_t upload_text_max = 1ull << 30;
+		std::vector<char> gz_bytes = std::move(bytes);
+		gunzip_stream gz;
+		std::string err;
+		if (!gz.start(std::string_view(gz_bytes.data(), gz_bytes.size()),
+			      an_opts.max_bytes_per_file ? an_opts.max_bytes_per_file : upload_text_max, err)) {
+			warn(name + ": skipped: " + err);
+			return;
+		}
+		read_gzip(gz, name);
+		return;
+	}
 	line_reader lr(std::move(bytes), an_opts.max_line);
 	read_source(lr, name, false);
+}
+
+// The text of a gzip file as one source under the file's own name (its
+// line numbers are the text's), and a warning when the text is not whole.
+void analysis::read_gzip(gunzip_stream &gz, const std::string &name)
+{
+	line_reader lr(gz.fd(), 0, an_opts.max_line);
+	read_source(lr, name, false);
+	std::string why = gz.finish();
+	if (!why.empty())
+		warn(name + ": " + why);
 }
 
 void analysis::read_source(line_reader &lr, const std::string &path, bool seekable_path)

@@ -81,6 +81,7 @@ private:
 	void add_file(const std::string &path, int depth);
 	void list_files(const std::string &path, int depth, std::vector<std::string> &out) const;
 	void read_source(class line_reader &lr, const std::string &path, bool seekable_path);
+	void read_gzip(class gunzip_stream &gz, const std::string &name);
 	void warn(const std::string &msg);
 	void add_gpu_health(class line_reader &lr, const std::string &path, gpu_health_format gf);
 

@@ -2,6 +2,7 @@
 // host names from paths.
 #include "ck_cxx.hh"
 #include "model/evidence.hh"
+#include "reading/gzip_text.hh"
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
 #include "aligning/rank_map.hh"
@@ -27,6 +28,7 @@
 #include <system_error>
 #include <unistd.h>
 #include <vector>
+#include <zlib.h>
 
 using namespace diag;
 
@@ -50,6 +52,43 @@ std::vector<std::string> all_lines(line_reader &lr)
 	while (lr.next(l))
 		out.emplace_back(l);
 	return out;
+}
+
+// text as one gzip member (as gzip writes it).
+std::string gzip_of(const std::string &text)
+{
+	z_stream z{};
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	std::string out(deflateBound(&z, text.size()) + 64, '\0');
+	z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
+	z.avail_in = static_cast<uInt>(text.size());
+	z.next_out = reinterpret_cast<Bytef *>(out.data());
+	z.avail_out = static_cast<uInt>(out.size());
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	out.resize(z.total_out);
+	deflateEnd(&z);
+	return out;
+}
+
+// All the text of a started stream, and what finish() says.
+std::string read_all(gunzip_stream &gz, std::string &why)
+{
+	std::string text;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(gz.fd(), buf, sizeof(buf))) > 0)
+		text.append(buf, static_cast<size_t>(n));
+	why = gz.finish();
+	return text;
+}
+
+// A log of n numbered lines that compresses less than a progress log would.
+std::string numbered_log(int n)
+{
+	std::string t;
+	for (int i = 0; i < n; i++)
+		t += "step " + std::to_string(i) + " loss " + std::to_string((i * 7919) % 10007) + "\n";
+	return t;
 }
 
 } // namespace
@@ -314,6 +353,119 @@ START_TEST(prefix_pdsh_host_before_any_text_but_not_a_counter)
 		id = parse_prefix(l);
 		ck_assert_msg(id.host.empty(), "%s", l);
 	}
+}
+END_TEST
+
+// Members concatenated read as one text (as gzip -d gives), from a file, from
+// memory and from a pipe whose first bytes were already read; padding after
+// the last member is ignored.
+START_TEST(gzip_members_as_one_text)
+{
+	const std::string a = numbered_log(20000), b = "last line\n";
+	const std::string gz = gzip_of(a) + gzip_of(b) + std::string(512, '\0');
+	ck_assert(gzip_magic(gz));
+	ck_assert(!gzip_magic("\x1f\x8b"));
+	std::string err, why;
+	{
+		int fd = temp_file(gz);
+		gunzip_stream s;
+		ck_assert(s.start(fd, 0, err));
+		ck_assert(read_all(s, why) == a + b);
+		ck_assert_str_eq(why.c_str(), "");
+		close(fd);
+	}
+	{
+		gunzip_stream s;
+		ck_assert(s.start(std::string_view(gz), 0, err));
+		ck_assert(read_all(s, why) == a + b);
+		ck_assert_str_eq(why.c_str(), "");
+	}
+	{
+		int p[2];
+		ck_assert_int_eq(pipe(p), 0);
+		bool fed = false;
+		std::thread feed([&] {
+			fed = write(p[1], gz.data() + 3, gz.size() - 3) == static_cast<ssize_t>(gz.size() - 3);
+			close(p[1]);
+		});
+		gunzip_stream s;
+		ck_assert(s.start_stream(std::string_view(gz.data(), 3), p[0], 0, err));
+		std::string text = read_all(s, why);
+		feed.join();
+		close(p[0]);
+		ck_assert(fed);
+		ck_assert(text == a + b);
+		ck_assert_str_eq(why.c_str(), "");
+	}
+}
+END_TEST
+
+// What the text lacks is said: a truncated file gives what it holds, a
+// corrupt one what came before the damage, the cap exactly its bytes.
+START_TEST(gzip_truncated_corrupt_and_capped)
+{
+	const std::string text = numbered_log(50000);
+	const std::string gz = gzip_of(text);
+	std::string err, why;
+	{
+		gunzip_stream s;
+		ck_assert(s.start(std::string_view(gz.data(), gz.size() / 2), 0, err));
+		std::string got = read_all(s, why);
+		ck_assert_msg(!got.empty() && got.size() < text.size() && text.compare(0, got.size(), got) == 0,
+			      "%zu of %zu bytes", got.size(), text.size());
+		ck_assert_msg(why.find("ends early") != std::string::npos, "%s", why.c_str());
+	}
+	{
+		std::string bad = gz;
+		for (size_t i = bad.size() / 3; i < bad.size() / 3 + 64; i++)
+			bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+		gunzip_stream s;
+		ck_assert(s.start(std::string_view(bad), 0, err));
+		std::string got = read_all(s, why);
+		ck_assert(got.size() < text.size());
+		ck_assert_msg(why.find("corrupt gzip data after") != std::string::npos, "%s", why.c_str());
+	}
+	{
+		gunzip_stream s;
+		ck_assert(s.start(std::string_view(gz), 1000, err));
+		ck_assert(read_all(s, why) == text.substr(0, 1000));
+		ck_assert_msg(why.find("only the first 1000 bytes") != std::string::npos, "%s", why.c_str());
+	}
+}
+END_TEST
+
+// A reader that stops early (or never starts) stops the inflating: finish()
+// returns at once, whatever is left of a large text.
+START_TEST(gzip_reader_that_stops_early)
+{
+	const std::string gz = gzip_of(numbered_log(400000));
+	std::string err;
+	gunzip_stream s;
+	ck_assert(s.start(std::string_view(gz), 0, err));
+	char buf[100];
+	ck_assert_int_eq(read(s.fd(), buf, sizeof(buf)), static_cast<ssize_t>(sizeof(buf)));
+	ck_assert_str_eq(s.finish().c_str(), "");
+	gunzip_stream never;
+	ck_assert(never.start(std::string_view(gz), 0, err));
+} // never's destructor closes and joins
+END_TEST
+
+// A gzip upload is read as its text (uploads come as memory).
+START_TEST(gzip_upload_is_read_as_text)
+{
+	std::string log = "[rank3]: Traceback (most recent call last):\n[rank3]:   File \"train.py\", line 9, in <module>\n"
+			  "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+	std::string gz = gzip_of(log);
+	analysis an;
+	pipeline_options po;
+	po.conf_dir = TEST_CONFDIR;
+	std::string err;
+	ck_assert_msg(an.init(po, err), "%s", err.c_str());
+	an.add_buffer(std::vector<char>(gz.begin(), gz.end()), "upload.log.gz");
+	ck_assert_int_eq(an.usable_sources(), 1);
+	verdict v = an.run();
+	ck_assert_str_eq(std::string(class_name(v.cls)).c_str(), "cuda_oom");
+	ck_assert_int_eq(v.first_rank, 3);
 }
 END_TEST
 
@@ -1229,6 +1381,10 @@ static Suite *suite()
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_after_a_collectors_stamp);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
+	tcase_add_test(t, gzip_members_as_one_text);
+	tcase_add_test(t, gzip_truncated_corrupt_and_capped);
+	tcase_add_test(t, gzip_reader_that_stops_early);
+	tcase_add_test(t, gzip_upload_is_read_as_text);
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);

@@ -48,6 +48,33 @@ rc=$?
 [ $rc -eq 0 ] && "$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["schema"]==1' "$tmp/out"
 check "reads a pasted log from stdin" $?
 
+# Gzip-compressed logs (rotated kernel logs, archived job output) read as
+# their text: the same verdict from a gzipped copy of the example, from a
+# gzip stream on stdin, and a warning for a truncated one.
+mkdir -p "$tmp/gz"
+cp "$EXAMPLE"/* "$tmp/gz/"
+gzip -9 "$tmp/gz/job.out" "$tmp/gz/kern.node02.log"
+"$DENPEX" diagnose --json "$EXAMPLE" >"$tmp/plain.json" 2>/dev/null
+"$DENPEX" diagnose --json "$tmp/gz" >"$tmp/gz.json" 2>"$tmp/err"
+"$PYTHON3" -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert (a["class"], a["first"]["rank"], a["first"]["host"]) == (b["class"], b["first"]["rank"], b["first"]["host"]), (a["first"], b["first"])
+assert any("job.out.gz:" in e["source"] for e in b["evidence"]), b["evidence"]' "$tmp/plain.json" "$tmp/gz.json" && [ ! -s "$tmp/err" ]
+check "reads gzip-compressed logs as their text" $?
+"$DENPEX" diagnose --json - <"$EXAMPLE/job.out" >"$tmp/in.json" 2>/dev/null
+gzip -c "$EXAMPLE/job.out" | "$DENPEX" diagnose --json - >"$tmp/gzin.json" 2>/dev/null
+"$PYTHON3" -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["class"] != "unknown" and (a["class"], a["first"]) == (b["class"], b["first"]), (a["class"], b["class"])' "$tmp/in.json" "$tmp/gzin.json"
+check "reads a gzip stream from stdin" $?
+size=$(wc -c <"$tmp/gz/job.out.gz")
+head -c $((size / 2)) "$tmp/gz/job.out.gz" >"$tmp/half.log.gz"
+"$DENPEX" diagnose "$tmp/half.log.gz" >/dev/null 2>"$tmp/err"
+grep -q "warning: .*half.log.gz: the gzip data ends early" "$tmp/err"
+check "a truncated gzip file is read as far as it goes, with a warning" $?
+
 # An unrecognisable log still gives a verdict: unknown, exit 0.
 printf 'hello\nworld\n' | "$DENPEX" diagnose --json - >"$tmp/out" 2>/dev/null
 rc=$?

@@ -10,7 +10,7 @@
 # Per target NAME: NAME.cc (LLVMFuzzerTestOneInput), NAME.seeds (globs of
 # seed files under the top source dir, tests/data first), NAME.dict (the
 # format's tokens) and regressions/NAME/ (inputs that once crashed it).
-FUZZ_CORE = text_log event_scan sacct torchelastic plugin_records fr_pickle fr_json \
+FUZZ_CORE = text_log event_scan gzip_text sacct torchelastic plugin_records fr_pickle fr_json \
 	signatures knowledge epilog_config
 FUZZ_SPANK = spank_options spank_plugstack
 if BUILD_SPANK
@@ -32,7 +32,7 @@ fuzz_ldflags = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 fuzz_ldadd = libdiag/libdiagcore.la $(JANSSON_LIBS)
 fuzz_headers = %reldir%/fuzz_target.hh %reldir%/fuzz_rules.hh %reldir%/fr_report_renders.hh
 
-check_PROGRAMS += %reldir%/text_log %reldir%/event_scan %reldir%/sacct %reldir%/torchelastic %reldir%/plugin_records \
+check_PROGRAMS += %reldir%/text_log %reldir%/event_scan %reldir%/gzip_text %reldir%/sacct %reldir%/torchelastic %reldir%/plugin_records \
 	%reldir%/fr_pickle %reldir%/fr_json %reldir%/signatures %reldir%/knowledge %reldir%/epilog_config
 
 %canon_reldir%_text_log_SOURCES = %reldir%/text_log.cc $(fuzz_headers) $(fuzz_driver)
@@ -45,6 +45,11 @@ check_PROGRAMS += %reldir%/text_log %reldir%/event_scan %reldir%/sacct %reldir%/
 %canon_reldir%_event_scan_CXXFLAGS = $(fuzz_cxxflags)
 %canon_reldir%_event_scan_LDFLAGS = $(fuzz_ldflags)
 %canon_reldir%_event_scan_LDADD = $(fuzz_ldadd)
+%canon_reldir%_gzip_text_SOURCES = %reldir%/gzip_text.cc $(fuzz_headers) $(fuzz_driver)
+%canon_reldir%_gzip_text_CPPFLAGS = $(fuzz_cppflags)
+%canon_reldir%_gzip_text_CXXFLAGS = $(fuzz_cxxflags)
+%canon_reldir%_gzip_text_LDFLAGS = $(fuzz_ldflags)
+%canon_reldir%_gzip_text_LDADD = $(fuzz_ldadd)
 %canon_reldir%_sacct_SOURCES = %reldir%/sacct.cc $(fuzz_headers) $(fuzz_driver)
 %canon_reldir%_sacct_CPPFLAGS = $(fuzz_cppflags)
 %canon_reldir%_sacct_CXXFLAGS = $(fuzz_cxxflags)
@@ -103,7 +108,7 @@ endif
 
 TEST_EXTENSIONS += .seeds
 SEEDS_LOG_COMPILER = $(SHELL) $(srcdir)/%reldir%/run.sh $(FUZZ_ENGINE) check
-FUZZ_TESTS = %reldir%/text_log.seeds %reldir%/event_scan.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds \
+FUZZ_TESTS = %reldir%/text_log.seeds %reldir%/event_scan.seeds %reldir%/gzip_text.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds \
 	%reldir%/plugin_records.seeds %reldir%/fr_pickle.seeds %reldir%/fr_json.seeds \
 	%reldir%/signatures.seeds %reldir%/knowledge.seeds %reldir%/epilog_config.seeds
 if BUILD_SPANK
@@ -125,10 +130,10 @@ endif
 .PHONY: fuzz
 
 EXTRA_DIST += %reldir%/run.sh %reldir%/replay_main.cc %reldir%/seeds %reldir%/regressions \
-	%reldir%/text_log.seeds %reldir%/event_scan.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds %reldir%/plugin_records.seeds \
+	%reldir%/text_log.seeds %reldir%/event_scan.seeds %reldir%/gzip_text.seeds %reldir%/sacct.seeds %reldir%/torchelastic.seeds %reldir%/plugin_records.seeds \
 	%reldir%/fr_pickle.seeds %reldir%/fr_json.seeds %reldir%/signatures.seeds %reldir%/knowledge.seeds \
 	%reldir%/epilog_config.seeds %reldir%/spank_options.seeds %reldir%/spank_plugstack.seeds \
-	%reldir%/text_log.dict %reldir%/event_scan.dict %reldir%/sacct.dict %reldir%/torchelastic.dict %reldir%/plugin_records.dict \
+	%reldir%/text_log.dict %reldir%/event_scan.dict %reldir%/gzip_text.dict %reldir%/sacct.dict %reldir%/torchelastic.dict %reldir%/plugin_records.dict \
 	%reldir%/fr_pickle.dict %reldir%/fr_json.dict %reldir%/signatures.dict %reldir%/knowledge.dict \
 	%reldir%/epilog_config.dict %reldir%/spank_options.dict %reldir%/spank_plugstack.dict
 
