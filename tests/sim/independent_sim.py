@@ -265,7 +265,8 @@ def progress(job, t0, t1, ranks=None, step0=None, every=None):
 
 def rank_tag(job, r):
     """How a rank names itself inside a message (no launcher prefix)."""
-    return job.rng.choice(["[rank %d]" % r, "[RANK %d]" % r, "rank %d:" % r, "[Rank %d]" % r, "rank=%d" % r])
+    return job.rng.choice(["[rank %d]" % r, "[RANK %d]" % r, "rank %d:" % r, "[Rank %d]" % r, "rank=%d" % r,
+                           "[rank: %d]" % r, "RANK %d" % r, "(rank %d/%d)" % (r, job.n)])
 
 
 def traceback_lines(job, frames, final, chained=None):
@@ -452,7 +453,21 @@ def render(job, outdir):
             if a[3] != b[3] and abs(a[0] - b[0]) < 0.05 and rng.random() < 0.5:
                 evs[i], evs[i + 1] = b, a
 
-    def prefix(h, r):
+    # a progress bar redrawn with \r and never ended: the next error line of that rank is glued to it
+    if rng.random() < 0.15:
+        job.noise.add("tqdm_glue")
+        cand = [i for i, e in enumerate(evs) if e[3] is not None and ("Watchdog caught" in e[4] or e[4].startswith("Traceback"))]
+        for i in rng.sample(cand, min(len(cand), rng.randrange(1, 4))):
+            t, q, h, r, text = evs[i]
+            n = rng.randrange(5, 900)
+            tot = n + rng.randrange(1, 900)
+            evs[i] = (t, q, h, r, "%3d%%|%s| %d/%d [%02d:%02d<%02d:%02d, %.2fs/it]" % (
+                100 * n // tot, "#" * (10 * n // tot), n, tot, rng.randrange(60), rng.randrange(60),
+                rng.randrange(60), rng.randrange(60), rng.uniform(1, 9)) + text)
+
+    def prefix(h, r, t):
+        if lay == "shipper":             # a log shipper (Determined-like): its own stamp, trial id, rank
+            return "[%s] %s %s|| " % (ts_iso(job.htime(t, h)), job.trial, "[rank=%d] " % r if r is not None else "")
         if lay == "srun_torchrun":       # srun one task per node, torchrun [rankR]:
             p = "%d: " % h if job.srun_label else ""
             return p + ("[rank%d]:" % r if r is not None else "")
@@ -467,13 +482,13 @@ def render(job, outdir):
             return hp + ("[rank%d]:" % r if job.ds_global else "[default%d]:" % job.local(r))
         return ""
 
-    if lay in ("srun_torchrun", "srun_ranks", "pdsh", "plain", "tee"):
+    if lay in ("srun_torchrun", "srun_ranks", "pdsh", "plain", "tee", "shipper"):
         name = rng.choice(["slurm-%s.out" % job.jobid, "job.out", "train_%s.log" % job.jobid, "stdout.txt"])
         lines = []
         for t, _, h, r, text in evs:
             if h in job.dead_hosts_drop:
                 continue
-            lines.append(prefix(h, r) + text)
+            lines.append(prefix(h, r, t) + text)
         files[name] = lines
     elif lay == "per_task":
         # srun -o %x-%j-%t.out: one file per task (= global rank)
@@ -507,6 +522,8 @@ def render(job, outdir):
         if name in job.truncate_files or (job.truncate_any and rng.random() < 0.3):
             cut = max(1, len(data) - rng.randrange(5, 60))
             data = data[:cut]
+            if rng.random() < 0.4:
+                data += "\x00" * rng.randrange(1, 300)     # the page the crashed writer never filled
             job.noise.add("truncated")
         with open(os.path.join(outdir, name), "w", encoding="utf-8", newline="") as f:
             f.write(data)
@@ -545,13 +562,14 @@ def render(job, outdir):
 
 def setup(job):
     rng = job.rng
-    lay_choices = ["srun_torchrun"] * 4 + ["srun_ranks"] * 2 + ["pdsh"] * 2 + ["per_task", "per_node"]
+    lay_choices = ["srun_torchrun"] * 4 + ["srun_ranks"] * 2 + ["pdsh"] * 2 + ["per_task", "per_node", "shipper"]
     if job.nhosts == 1:
         lay_choices += ["plain"] * 3 + ["tee"] * 2
     job.layout = rng.choice(lay_choices)
     job.srun_label = job.nhosts > 1 or rng.random() < 0.5
     job.ds_global = rng.random() < 0.6
-    job.torchrun = job.layout in ("srun_torchrun", "pdsh", "per_node", "plain", "tee")
+    job.torchrun = job.layout in ("srun_torchrun", "pdsh", "per_node", "plain", "tee", "shipper")
+    job.trial = "%08x" % rng.getrandbits(32)
     job.deepspeed = job.layout == "pdsh"
     job.jobname = rng.choice(["pretrain", "sft-7b", "llama3-70b", "vit-h", "moe", "rlhf"])
     job.stepname = "deepspeed" if job.deepspeed else ("torchrun" if job.torchrun else "python3")
@@ -1207,6 +1225,10 @@ def sc_node_failure(job):
     if job.layout in ("per_node", "per_task") and rng.random() < 0.5:
         job.dead_hosts_drop.add(dead)
         job.noise.add("missing_host_log")
+    elif job.layout == "per_node" and rng.random() < 0.6:
+        job.truncate_files.add("%s.%s.log" % (job.jobid, job.hosts[dead]))
+    elif job.layout == "per_task" and rng.random() < 0.6:
+        job.truncate_files.update("%s-%s-%d.out" % (job.jobname, job.jobid, r) for r in range(dead * job.per, (dead + 1) * job.per))
     elif rng.random() < 0.5:
         # its last line stops mid-way
         mine = [i for i, e in enumerate(job.events) if e[2] == dead]
