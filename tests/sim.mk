@@ -7,3 +7,7 @@ if HAVE_PYTHON3
 TESTS += tests/clock_accuracy.sh
 endif
 EXTRA_DIST += tests/clock_accuracy.sh
+if HAVE_PYTHON3
+TESTS += tests/independent_accuracy.sh
+endif
+EXTRA_DIST += tests/independent_accuracy.sh
