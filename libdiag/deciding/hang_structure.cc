@@ -1,6 +1,6 @@
 // Who stopped, from the structure of a hang: the rank that enqueued less
-// than everyone else, the one rank of a known world missing from a flood
-// of timeouts, and what the flight recorder found.
+// than everyone else, the one rank of a known (or named) world missing from
+// a flood of timeouts, and what the flight recorder found.
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 #include "deciding/exits.hh"
@@ -41,31 +41,37 @@ std::vector<int> minority(const std::map<int, V> &by_rank, V &majority_value)
 // or another SeqNum than the one every other rank waits in.
 bool desync(const evidence &ev, hang_view &hv)
 {
-	std::map<int, std::string> what;
+	// The collective's type and its size compare apart: a watchdog line of
+	// an older or shorter shape names no size, which differs from nothing.
+	std::map<int, std::string> op_of, numel_of;
 	std::map<int, long long> seq;
 	for (const auto &e : ev.events) {
 		if (e.dropped || e.rank < 0 || e.kind != rule_kind::watchdog)
 			continue;
 		std::string op = e.capture("op");
 		if (!op.empty()) {
+			op_of[e.rank] = "OpType=" + op;
 			std::string numel = e.capture("numel");
-			what[e.rank] = "OpType=" + op + (numel.empty() ? "" : " NumelIn=" + numel);
+			if (!numel.empty())
+				numel_of[e.rank] = "OpType=" + op + " NumelIn=" + numel;
 		}
 		if (e.seq >= 0 && !seq.count(e.rank))
 			seq[e.rank] = e.seq;
 	}
-	std::string common_what;
-	std::vector<int> odd = minority(what, common_what);
-	if (!odd.empty()) {
+	for (const auto *what : {&op_of, &numel_of}) {
+		std::string common_what;
+		std::vector<int> odd = minority(*what, common_what);
+		if (odd.empty())
+			continue;
 		hv.suspects = odd;
 		for (int r : odd)
-			hv.suspect_why.push_back("its watchdog names " + what[r] + " where the others wait in " + common_what +
-						 " (desync)");
+			hv.suspect_why.push_back("its watchdog names " + what->at(r) + " where the others wait in " +
+						 common_what + " (desync)");
 		hv.why = hv.suspect_why.front();
 		return true;
 	}
 	long long common_seq = -1;
-	odd = minority(seq, common_seq);
+	std::vector<int> odd = minority(seq, common_seq);
 	if (!odd.empty()) {
 		hv.suspects = odd;
 		for (int r : odd)
@@ -135,6 +141,20 @@ hang_view analyse_watchdogs(const evidence &ev)
 	// collective (its watchdog reported, or aborted it: SIGABRT). A rank
 	// that logged a fault of its own before it aborted died of that fault.
 	int world = ev.ranks.world_size();
+	// No world size in the logs: the ranks they name show at least one.
+	// Only a flood of timeouts (three or more) with a single gap below the
+	// highest rank named singles that gap out; the world may be larger,
+	// but a rank beyond the highest is then silent too, and no gap is one.
+	bool world_seen = world >= 2;
+	if (!world_seen && hv.reporting >= 3) {
+		int top = -1;
+		for (const auto &e : ev.events)
+			top = std::max(top, e.rank);
+		for (const auto &m : ev.rank_progress)
+			if (!m.is_task || ev.tasks_are_ranks)
+				top = std::max(top, m.id);
+		world = top + 1;
+	}
 	if (world >= 2 && hv.reporting >= 1) {
 		std::set<int> waiting = reporting, own_fault;
 		for (const auto &e : ev.events)
@@ -148,9 +168,22 @@ hang_view analyse_watchdogs(const evidence &ev)
 			for (int r = 0; r < world; r++)
 				if (!waiting.count(r)) {
 					hv.suspects.push_back(r);
-					hv.why = "every other rank of " + std::to_string(world) +
-						 " was waiting in collective" +
+					hv.why = std::string("every other rank of ") + (world_seen ? "" : "at least ") +
+						 std::to_string(world) + " was waiting in collective" +
 						 (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it was not";
+				}
+		// Every other rank's watchdog said so in words; this one's said
+		// nothing, though its end (an abort) looks like theirs: a rank
+		// stuck outside the collective, torn down with the rest.
+		if (hv.suspects.empty() && static_cast<int>(waiting.size()) == world &&
+		    static_cast<int>(reporting.size()) == world - 1 && world >= 4)
+			for (int r = 0; r < world; r++)
+				if (!reporting.count(r)) {
+					hv.suspects.push_back(r);
+					hv.why = "every other rank of " + std::to_string(world) +
+						 " reported a watchdog timeout" +
+						 (hv.seq >= 0 ? " in SeqNum=" + std::to_string(hv.seq) : std::string()) +
+						 "; it reported none";
 				}
 	}
 	return hv;
