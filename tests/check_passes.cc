@@ -566,6 +566,69 @@ START_TEST(nan_origin_is_the_rank_that_is_different)
 }
 END_TEST
 
+// Rank 0 alone logs the reduced loss going non-finite; rank 6 alone shows a
+// local sign (an anomaly-mode backward) within the clocks' reach: rank 6 is where it
+// appeared. A local sign well after the loss report does not move it.
+START_TEST(nan_origin_a_local_sign_beside_rank_0s_reduced_loss)
+{
+	for (int later = 0; later < 2; later++) {
+		fixture f;
+		f.add(failure_class::nan_inf, event_role::initiating, 0, 10.0, 66, 0, "numeric.floating_point_error");
+		f.add(failure_class::nan_inf, event_role::initiating, 6, later ? 40.0 : 10.2, 12, 0, "numeric.nan_inf_tensor")
+			.captures = {{"nan_local", "nan"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		pass_decide(cx);
+		pass_nan_origin(cx);
+		ck_assert_int_eq(cx.d.first_rank, later ? 0 : 6);
+	}
+}
+END_TEST
+
+// One srun task's output per file (job-%t.out, numbered 0..N-1): a line that
+// names no writer is that file's task, and, where the file's own NCCL Init
+// line names its one rank, that rank's (and host's). A lone job log with one
+// rank's Init line lends that rank to nothing (rank 0 alone may print it).
+START_TEST(host_resolution_a_numbered_file_is_one_tasks_output)
+{
+	for (int lone = 0; lone < 2; lone++) {
+		fixture f;
+		std::vector<uint32_t> files;
+		for (int t = 0; t < (lone ? 1 : 4); t++) {
+			source_file s;
+			s.path = lone ? "run/train.log" : "run/sft-3701784-" + std::to_string(t) + ".out";
+			s.kind = source_kind::job_log;
+			files.push_back(f.ev.add_source(s));
+		}
+		uint32_t mine = files[lone ? 0 : 2];
+		event &init = f.add(failure_class::unknown, event_role::context, 6, 0, 1, mine, "nccl.init");
+		init.kind = rule_kind::rank_map;
+		init.host = f.ev.intern_host("dgx12");
+		init.pid = 83318;
+		f.ev.ranks.note_world_size(8);
+		rank_info ri;
+		ri.rank = 6;
+		ri.host = init.host;
+		ri.pid = 83318;
+		f.ev.ranks.add(ri);
+		f.add(failure_class::nan_inf, event_role::initiating, -1, 5, 12, mine, "numeric.nan_inf_tensor");
+		f.add(failure_class::nan_inf, event_role::initiating, -1, 5, 3, files[0] == mine ? mine : files[1],
+		      "numeric.loss_nan");
+		resolve_identities(f.ev);
+		const event &anomaly = f.ev.events[f.ev.events.size() - 2], &loss = f.ev.events.back();
+		if (lone) {
+			ck_assert_int_eq(anomaly.rank, -1);
+			continue;
+		}
+		ck_assert_int_eq(anomaly.rank, 6);
+		DIAG_CK_STR_EQ(f.ev.host_name(anomaly.host), "dgx12");
+		ck_assert_int_eq(loss.task, 1); // task 1's file, no Init line: its task, and its rank where tasks are ranks
+		ck_assert_int_eq(loss.rank, 1);
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
 {
 	fixture f;
@@ -1483,6 +1546,55 @@ START_TEST(host_resolution_a_wait_shared_by_nodes_names_the_node_that_never_join
 }
 END_TEST
 
+// A watchdog line of the shorter shape names no tensor size: no desync with
+// the ranks whose lines do. With no world size stated, the one gap below
+// the highest rank named in a flood of timeouts is the rank that stopped.
+START_TEST(hang_structure_a_line_without_a_size_is_no_desync_and_the_gap_is_missing)
+{
+	for (int with_gap = 0; with_gap < 2; with_gap++) {
+		fixture f;
+		for (int r = 0; r < 8; r++)
+			if (!with_gap || r != 6)
+				watchdog(f, r, 41620, "ALLREDUCE", r == 4 || r == 7 ? "" : "262144");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (!with_gap) {
+			ck_assert_msg(cx.hv.suspects.empty(), "%s", cx.hv.why.c_str());
+			continue;
+		}
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], 6);
+		ck_assert_msg(cx.hv.why.find("at least 8") != std::string::npos, "%s", cx.hv.why.c_str());
+	}
+}
+END_TEST
+
+// Every rank of a known world aborted (SIGABRT), all but one after saying
+// their watchdog timed out: the one that said nothing was stuck elsewhere.
+// Two silent ranks single out neither.
+START_TEST(hang_structure_the_rank_that_aborted_without_a_word)
+{
+	for (int silent = 1; silent <= 2; silent++) {
+		fixture f;
+		f.ev.ranks.note_world_size(16);
+		for (int r = 0; r < 16; r++) {
+			if (r != 12 && (silent == 1 || r != 3))
+				watchdog(f, r, 58105, "ALLREDUCE", "4194304");
+			exited(f, r, -6, 700, 200 + static_cast<uint64_t>(r));
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (silent == 2) {
+			ck_assert(cx.hv.suspects.empty());
+			continue;
+		}
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], 12);
+		ck_assert_msg(cx.hv.why.find("reported none") != std::string::npos, "%s", cx.hv.why.c_str());
+	}
+}
+END_TEST
+
 // Hang structure beyond the watchdogs' own words: the steps ranks logged.
 
 static void step_at(fixture &f, int rank, long long step, const rule *r)
@@ -2165,6 +2277,8 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in);
 	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
+	tcase_add_test(t, hang_structure_a_line_without_a_size_is_no_desync_and_the_gap_is_missing);
+	tcase_add_test(t, hang_structure_the_rank_that_aborted_without_a_word);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_jobs_nodes);
 	tcase_add_test(t, peer_fault_a_link_error_is_the_peer_hosts_whose_link_went_down);
@@ -2688,7 +2802,9 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
+	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
+	tcase_add_test(t, host_resolution_a_numbered_file_is_one_tasks_output);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
 	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);
 	tcase_add_test(t, launch_phase_a_fault_in_nccls_init_code_is_a_launch_failure_after_progress);

@@ -105,6 +105,7 @@ hang_view analyse_watchdogs(const evidence &ev)
 		}
 	}
 	hv.reporting = static_cast<int>(reporting.size());
+	hv.reporting_ranks = reporting;
 	if (!seq_count.empty())
 		hv.seq = std::max_element(seq_count.begin(), seq_count.end(),
 					  [](auto &a, auto &b) { return a.second < b.second; })->first;
@@ -141,20 +142,6 @@ hang_view analyse_watchdogs(const evidence &ev)
 	// collective (its watchdog reported, or aborted it: SIGABRT). A rank
 	// that logged a fault of its own before it aborted died of that fault.
 	int world = ev.ranks.world_size();
-	// No world size in the logs: the ranks they name show at least one.
-	// Only a flood of timeouts (three or more) with a single gap below the
-	// highest rank named singles that gap out; the world may be larger,
-	// but a rank beyond the highest is then silent too, and no gap is one.
-	bool world_seen = world >= 2;
-	if (!world_seen && hv.reporting >= 3) {
-		int top = -1;
-		for (const auto &e : ev.events)
-			top = std::max(top, e.rank);
-		for (const auto &m : ev.rank_progress)
-			if (!m.is_task || ev.tasks_are_ranks)
-				top = std::max(top, m.id);
-		world = top + 1;
-	}
 	if (world >= 2 && hv.reporting >= 1) {
 		std::set<int> waiting = reporting, own_fault;
 		for (const auto &e : ev.events)
@@ -168,8 +155,7 @@ hang_view analyse_watchdogs(const evidence &ev)
 			for (int r = 0; r < world; r++)
 				if (!waiting.count(r)) {
 					hv.suspects.push_back(r);
-					hv.why = std::string("every other rank of ") + (world_seen ? "" : "at least ") +
-						 std::to_string(world) + " was waiting in collective" +
+					hv.why = "every other rank of " + std::to_string(world) + " was waiting in collective" +
 						 (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it was not";
 				}
 		// Every other rank's watchdog said so in words; this one's said
@@ -248,6 +234,46 @@ void earliest_progress(const evidence &ev, hang_view &hv)
 	}
 }
 
+// No world size in the logs: the ranks they name show at least one. A
+// flood of timeouts (three or more) with a single gap below the highest
+// rank named singles that gap out, unless the steps it logged put it
+// ahead of the others (it went past the collective they wait in). The
+// world may be larger, but a rank beyond the highest is then silent too.
+void missing_from_named_world(const evidence &ev, hang_view &hv)
+{
+	if (ev.ranks.world_size() >= 2 || hv.reporting_ranks.size() < 3)
+		return;
+	int top = -1;
+	for (const auto &e : ev.events)
+		top = std::max(top, e.rank);
+	for (const auto &m : ev.rank_progress)
+		if (!m.is_task || ev.tasks_are_ranks)
+			top = std::max(top, m.id);
+	if (static_cast<int>(hv.reporting_ranks.size()) != top)
+		return;
+	int gap = -1;
+	for (int r = 0; r <= top && gap < 0; r++)
+		if (!hv.reporting_ranks.count(r))
+			gap = r;
+	if (gap < 0)
+		return;
+	long long gap_step = -1, others_step = -1;
+	for (const auto &m : ev.rank_steps) {
+		if (m.is_task && !ev.tasks_are_ranks)
+			continue;
+		if (m.id == gap)
+			gap_step = std::max(gap_step, m.step);
+		else
+			others_step = std::max(others_step, m.step);
+	}
+	if (gap_step >= 0 && gap_step > others_step)
+		return;
+	hv.suspects = {gap};
+	hv.suspect_why = {"every other rank of at least " + std::to_string(top + 1) + " was waiting in collective" +
+			  (hv.seq >= 0 ? " SeqNum=" + std::to_string(hv.seq) : std::string()) + "; it was not"};
+	hv.why = hv.suspect_why.front();
+}
+
 } // namespace
 
 void pass_hang_structure(diagnosis_context &cx)
@@ -258,6 +284,8 @@ void pass_hang_structure(diagnosis_context &cx)
 		behind_in_steps(cx.ev, hv);
 	if (hv.suspects.empty() && hv.reporting > 0)
 		earliest_progress(cx.ev, hv);
+	if (hv.suspects.empty())
+		missing_from_named_world(cx.ev, hv);
 	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {
 		hv.suspects = cx.fr.suspects;
 		hv.suspect_why = cx.fr.suspect_why;

@@ -314,11 +314,119 @@ void apply_launch_world(evidence &ev)
 		ev.ranks.note_world_size(static_cast<int>(*worlds.begin()));
 }
 
+// A file of a numbered series (one task's output, apply_numbered_files)
+// whose NCCL Init line names the one rank it holds, and where nothing names
+// another rank or process: its lines that name no rank are that rank's (an
+// anomaly-mode traceback has no prefix). A job log of its own with one
+// rank's Init line is not one process's: rank 0 alone may print it.
+void apply_file_owners(evidence &ev, const std::vector<bool> &one_task)
+{
+	struct owner {
+		int rank = -1, host = -1, pid = 0;
+		bool mixed = false, init = false;
+	};
+	std::map<uint32_t, owner> by_file;
+	for (const auto &e : ev.events) {
+		if (ev.sources()[e.file].kind == source_kind::kernel_log)
+			continue;
+		owner &o = by_file[e.file];
+		if (o.mixed)
+			continue;
+		if (e.rank >= 0) {
+			if (o.rank >= 0 && o.rank != e.rank)
+				o.mixed = true;
+			o.rank = e.rank;
+			o.init = o.init || e.kind == rule_kind::rank_map;
+		}
+		if (e.pid > 0) {
+			if ((o.pid > 0 && o.pid != e.pid) || (o.host >= 0 && e.host >= 0 && o.host != e.host))
+				o.mixed = true;
+			o.pid = e.pid;
+			if (e.host >= 0)
+				o.host = e.host;
+		}
+	}
+	if (ev.ranks.world_size() < 2)
+		return;
+	for (auto &e : ev.events) {
+		if (e.rank >= 0 || e.pid > 0 || e.local_rank >= 0)
+			continue;
+		auto it = by_file.find(e.file);
+		if (it == by_file.end() || it->second.mixed || !it->second.init || e.file >= one_task.size() ||
+		    !one_task[e.file])
+			continue;
+		if (e.host >= 0 && it->second.host >= 0 && e.host != it->second.host)
+			continue;
+		e.rank = it->second.rank;
+	}
+}
+
+// Files named alike but for a number that runs 0..N-1 over N >= 2 of them
+// (srun -o train-%j-%t.out, rank0.log ... rank7.log) are one srun task's
+// (or rank's) output each: the number is the task of the lines in it that
+// name no writer. Per-node files (node0.out) are nodes', not tasks'.
+std::vector<bool> apply_numbered_files(evidence &ev)
+{
+	struct numbered {
+		std::string stem, tail;
+		long long n = -1;
+	};
+	std::vector<numbered> of(ev.sources().size());
+	std::map<std::pair<std::string, std::string>, std::set<long long>> series;
+	std::map<std::pair<std::string, std::string>, size_t> files_in;
+	for (size_t i = 0; i < ev.sources().size(); i++) {
+		const source_file &sf = ev.sources()[i];
+		if (sf.kind == source_kind::kernel_log)
+			continue;
+		std::string name = sf.path.substr(sf.path.rfind('/') + 1);
+		size_t dot = name.find('.');
+		std::string base = name.substr(0, dot), tail = dot == std::string::npos ? "" : name.substr(dot);
+		size_t d = base.size();
+		while (d > 0 && isdigit(static_cast<unsigned char>(base[d - 1])))
+			d--;
+		if (d == base.size() || d == 0 || base.size() - d > 6)
+			continue;
+		std::string stem = sf.path.substr(0, sf.path.size() - name.size()) + base.substr(0, d);
+		std::string word = base.substr(0, d);
+		for (char &c : word)
+			c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+		if (word.size() >= 4 && (word.compare(word.size() - 4, 4, "node") == 0 ||
+					 word.compare(word.size() - 4, 4, "host") == 0))
+			continue;
+		long long n = std::stoll(base.substr(d));
+		of[i] = numbered{stem, tail, n};
+		series[{stem, tail}].insert(n);
+		files_in[{stem, tail}]++;
+	}
+	std::vector<bool> one_task(of.size(), false);
+	for (size_t i = 0; i < of.size(); i++) {
+		if (of[i].n < 0)
+			continue;
+		const std::set<long long> &ns = series[{of[i].stem, of[i].tail}];
+		// 0..N-1, each once: a task numbering, not a rotation or a date.
+		one_task[i] = ns.size() >= 2 && files_in[{of[i].stem, of[i].tail}] == ns.size() && *ns.begin() == 0 &&
+			      *ns.rbegin() == static_cast<long long>(ns.size()) - 1;
+	}
+	// A file whose own Init line names another rank than its number: the
+	// number is a task's that is no rank (apply_file_owners places it).
+	std::vector<bool> other_rank(of.size(), false);
+	for (const auto &e : ev.events)
+		if (e.kind == rule_kind::rank_map && e.rank >= 0 && e.file < of.size() && one_task[e.file] &&
+		    e.rank != of[e.file].n)
+			other_rank[e.file] = true;
+	for (auto &e : ev.events)
+		if (e.rank < 0 && e.task < 0 && e.pid <= 0 && e.local_rank < 0 && e.file < of.size() && one_task[e.file] &&
+		    !other_rank[e.file])
+			e.task = static_cast<int>(of[e.file].n);
+	return one_task;
+}
+
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
 void resolve_identities(evidence &ev)
 {
+	const std::vector<bool> one_task = apply_numbered_files(ev);
 	bool tasks_are_ranks = srun_tasks_are_ranks(ev);
 	ev.tasks_are_ranks = tasks_are_ranks;
 	apply_plugin_records(ev);
@@ -376,6 +484,7 @@ void resolve_identities(evidence &ev)
 			ri.host = tp.first.first;
 		ev.ranks.add(ri);
 	}
+	apply_file_owners(ev, one_task);
 	const bool single_machine = one_machine(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)

@@ -24,8 +24,36 @@ std::string rule_of(const event &e)
 void find_origin(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.first_rank >= 0 && d.common_mode == 0)
+	if (d.first_rank >= 0 && d.common_mode == 0) {
+		// A first rank chosen on a reduced loss it reported (rank 0 logs
+		// it for all), where one other rank shows a local sign no later
+		// (its clock says, or neither has one): that rank is where it
+		// appeared.
+		if (!d.first || d.first->cls != failure_class::nan_inf || !d.first->capture("nan_local").empty())
+			return;
+		const event *local = nullptr;
+		for (const auto &c : cx.cands) {
+			const event &e = *c.e;
+			if (e.cls != failure_class::nan_inf || e.rank < 0 || e.rank == d.first_rank ||
+			    e.capture("nan_local").empty())
+				continue;
+			if (local && local->rank != e.rank)
+				return;
+			if (!local || earlier_event(e, *local))
+				local = &e;
+		}
+		if (!local || (local->time_us != no_time && d.first->time_us != no_time &&
+			       local->time_us > d.first->time_us + static_cast<int64_t>(local->time_unc_s * 1e6) + 1000000))
+			return;
+		d.notes.push_back("rank " + std::to_string(local->rank) + " shows where the non-finite value appeared (" +
+				  rule_of(*local) + "); rank " + std::to_string(d.first_rank) + "'s " + rule_of(*d.first) +
+				  " reports the loss it reduced");
+		d.first = local;
+		d.first_rank = local->rank;
+		d.first_host = local->host;
+		d.rank_singled_out = true;
 		return;
+	}
 	std::map<std::string, std::set<int>> ranks_by_rule;
 	std::map<std::string, const event *> first_by_rule;
 	for (const auto &c : cx.cands) {
@@ -46,7 +74,21 @@ void find_origin(diagnosis_context &cx)
 			singles++;
 			origin = first_by_rule[r.first];
 		}
-	if (singles != 1 || !origin)
+	if (singles > 1) {
+		// Several ranks each alone in their sign (rank 0 alone logs the
+		// reduced loss): the one rank whose sign is local to it.
+		std::set<int> local;
+		origin = nullptr;
+		for (const auto &r : ranks_by_rule)
+			if (r.second.size() == 1 && !first_by_rule[r.first]->capture("nan_local").empty()) {
+				local.insert(*r.second.begin());
+				if (!origin || earlier_event(*first_by_rule[r.first], *origin))
+					origin = first_by_rule[r.first];
+			}
+		if (local.size() != 1)
+			return;
+	}
+	if (!origin)
 		return;
 	d.first = origin;
 	d.first_rank = origin->rank;
