@@ -657,6 +657,48 @@ END_TEST
 // answers), then another rank's header and its traceback: that traceback
 // was not handled, its error is no decoy. A handler's line of no known rank
 // right before a traceback still catches it, header or not.
+// A progress bar that ended without a newline, the next message of the same
+// writer glued to it: the message keeps the line's prefix (its srun task and
+// rank), so a handler's line of that rank just before still catches the
+// traceback it opens, and a fault glued so is that rank's.
+START_TEST(text_glued_after_a_bar_is_the_lines_writers)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	{
+		std::string text = "1: [rank5]:2026-03-23 19:05:54,552 - ERROR - wandb - failed to upload metrics, will retry (1/5)\n"
+				   "1: [rank5]: 46%|####| 526/1132 [56:04<30:56, 3.73s/it]Traceback (most recent call last):\n"
+				   "1: [rank5]:  File \"adapters.py\", line 519, in send\n"
+				   "1: [rank5]:requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Read timed out.\n";
+		line_reader lr(text);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		int seen = 0;
+		for (const auto &e : ev.events)
+			if (e.cls == failure_class::python_exception) {
+				seen++;
+				ck_assert_msg(e.decoy, "the handler's traceback is caught");
+			}
+		ck_assert_int_eq(seen, 1);
+	}
+	{
+		std::string text = "3: [rank3]: 12%|#  | 5/40 [00:04<00:31, 1.12it/s]torch.OutOfMemoryError: CUDA out of memory. "
+				   "Tried to allocate 2.00 GiB\n";
+		line_reader lr(text);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		int seen = 0;
+		for (const auto &e : ev.events)
+			if (e.cls == failure_class::cuda_oom) {
+				seen++;
+				ck_assert_int_eq(e.rank, 3);
+			}
+		ck_assert_int_eq(seen, 1);
+	}
+}
+END_TEST
+
 START_TEST(handler_line_of_another_rank_does_not_catch_a_traceback)
 {
 	setenv("DENPEX_THREADS", "1", 1);
@@ -1377,6 +1419,7 @@ static Suite *suite()
 	tcase_add_test(t, relayed_traceback_is_the_origins);
 	tcase_add_test(t, traceback_through_comm_init_marks_its_exception_at_startup);
 	tcase_add_test(t, handler_line_of_another_rank_does_not_catch_a_traceback);
+	tcase_add_test(t, text_glued_after_a_bar_is_the_lines_writers);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_after_a_collectors_stamp);

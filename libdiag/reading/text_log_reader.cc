@@ -753,7 +753,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	} timer{t0, events_first ? read_times.chosen_s : read_times.lines_s};
 	line_cleaner cleaner;
 	capture_list caps;
-	line_hits hits, seg_hits;
+	line_hits hits, seg_hits, glued_hits;
 	unsigned srcbit = kind == source_kind::kernel_log ? src_kernel : kind == source_kind::nccl_log ? src_nccl : src_log;
 	std::unordered_map<uint64_t, uint32_t> writer_ids; // identity -> key
 	std::vector<writer_state> writers;
@@ -850,7 +850,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		// the whole raw line (then lines that can matter nowhere are passed
 		// over early); null to look at seg from scratch. pre: seg's facts
 		// when a scanning thread found them already.
-		line_facts own;
+		line_facts own, glued_facts;
 		// A chain marker right after an exception: the next exception of
 		// this writer continues it.
 		auto note_chain = [&](writer_state &w, const capture_list &caps, uint64_t line_no) {
@@ -1264,9 +1264,34 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				process(seg, h, pre);
 				return;
 			}
+			// The text glued after a bar is the same writer's where it
+			// names none of its own (the line's prefix came before the
+			// bar): "1: [rank5]: 46%|##| 5/9 [00:04<00:03, 1.2it/s]Traceback".
+			bool first = true;
+			line_identity lead;
 			split_glued(seg, [&](std::string_view piece) {
-				bool whole = piece.size() == seg.size();
-				process(piece, whole ? h : nullptr, whole ? pre : nullptr);
+				if (piece.size() == seg.size()) {
+					process(piece, h, pre);
+					return;
+				}
+				rules.scan_line(piece, glued_hits);
+				find_facts(piece, glued_hits, kind, rules, glued_facts);
+				line_identity &id = glued_facts.id;
+				if (first) {
+					lead = id;
+					first = false;
+				} else if (!glued_facts.skip && id.task < 0 && id.rank < 0 && id.local_rank < 0 && id.pid < 0 &&
+					   id.host.empty() &&
+					   piece.substr(0, static_cast<size_t>(id.body.data() - piece.data())).find_first_not_of(' ') ==
+						   std::string_view::npos) {
+					id.task = lead.task;
+					id.rank = lead.rank;
+					id.local_rank = lead.local_rank;
+					id.pid = lead.pid;
+					id.host = lead.host;
+					id.ray_actor = lead.ray_actor;
+				}
+				process(piece, &glued_hits, &glued_facts);
 			});
 		};
 		// One raw line. pre: its literal hits when it is plain (no control
