@@ -12,11 +12,14 @@
 # first host %): first version of the simulator dev 99.2 / 95.0 / 95.9, held-out
 # 98.3 / 93.3 / 94.8; this version (shipper layout, tqdm-glued lines, NUL-padded and
 # truncated files of a dead node, DeepSpeed launcher endgame) dev 98.3 / 94.2 / 94.8,
-# held-out 98.3 / 91.7 / 92.4.  The floors are just below the lower suite of this
-# version.  Raise them as the engine improves; never lower them to make a change pass.
-floor_class=${DENPEX_FLOOR_CLASS:-0.98}
-floor_first=${DENPEX_FLOOR_FIRST:-0.91}
-floor_host=${DENPEX_FLOOR_HOST:-0.92}
+# held-out 98.3 / 91.7 / 92.4.  The engine was then worked on the dev misses of seeds
+# 1, 2 and 3 (never on seed 1000's): dev 99.2 / 99.2 / 99.0, held-out 99.2 / 95.8 / 96.7;
+# unseen seeds 2000 and 3000, measured once each, 98.3 / 97.5 / 97.8 and 97.5 / 91.7 /
+# 93.9.  The floors are just below the lower suite.  Raise them as the engine improves;
+# never lower them to make a change pass.
+floor_class=${DENPEX_FLOOR_CLASS:-0.985}
+floor_first=${DENPEX_FLOOR_FIRST:-0.95}
+floor_host=${DENPEX_FLOOR_HOST:-0.96}
 #
 # Environment (set by tests/local.mk): top_srcdir, top_builddir, PYTHON3,
 # DENPEX_CONF_DIR.  Optional: DENPEX (binary to test), DENPEX_IND_COUNT (cases per
