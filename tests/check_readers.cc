@@ -217,6 +217,10 @@ START_TEST(prefix_styles)
 	id = parse_prefix("[2024-02-27T21:35:28.705869Z] fa88a9df [rank=1] || ValueError: x");
 	ck_assert_int_eq(id.rank, 1);
 	DIAG_CK_STR_EQ(std::string(id.body), "ValueError: x");
+	// The agent's own lines (torchrun's failure block) carry no rank.
+	id = parse_prefix("[2024-02-27T21:35:28.705869Z] fa88a9df ||   host      : node74");
+	ck_assert_int_eq(id.rank, -1);
+	DIAG_CK_STR_EQ(std::string(id.body), "host      : node74");
 	id = parse_prefix("(RayWorkerWrapper pid=92234, ip=10.0.0.5) CUDA error");
 	ck_assert_int_eq(id.pid, 92234);
 	DIAG_CK_STR_EQ(std::string(id.host), "10.0.0.5");

@@ -405,6 +405,11 @@ line_identity parse_prefix(std::string_view line)
 						s = after.substr(sp + 1);
 						continue;
 					}
+					// The agent's own lines carry no rank: "[<time>] fa88a9df || ".
+					if (sp != std::string_view::npos && sp <= 16 && after.substr(sp + 1, 3) == "|| ") {
+						s = after.substr(sp + 4);
+						continue;
+					}
 				}
 			}
 		}
