@@ -217,6 +217,10 @@ START_TEST(prefix_styles)
 	id = parse_prefix("[2024-02-27T21:35:28.705869Z] fa88a9df [rank=1] || ValueError: x");
 	ck_assert_int_eq(id.rank, 1);
 	DIAG_CK_STR_EQ(std::string(id.body), "ValueError: x");
+	// pdsh passing an exception raised without a message.
+	id = parse_prefix("node89: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError");
+	DIAG_CK_STR_EQ(std::string(id.host), "node89");
+	DIAG_CK_STR_EQ(std::string(id.body), "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError");
 	// The agent's own lines (torchrun's failure block) carry no rank.
 	id = parse_prefix("[2024-02-27T21:35:28.705869Z] fa88a9df ||   host      : node74");
 	ck_assert_int_eq(id.rank, -1);

@@ -117,14 +117,15 @@ bool crash_text(std::string_view t)
 {
 	if (t.substr(0, 4) == "*** " || t.substr(0, 17) == "terminate called " || t.substr(0, 7) == "what():")
 		return true;
-	// A dotted module path, then a capitalised name ending in Error or Exception, then ':'.
+	// A dotted module path, then a capitalised name ending in Error or
+	// Exception, then ':' or the end (an exception raised without a message).
 	size_t i = 0, last_dot = std::string_view::npos;
 	while (i < t.size() && i < 160 && (isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '.')) {
 		if (t[i] == '.')
 			last_dot = i;
 		i++;
 	}
-	if (last_dot == std::string_view::npos || last_dot + 1 >= i || i >= t.size() || t[i] != ':' ||
+	if (last_dot == std::string_view::npos || last_dot + 1 >= i || (i < t.size() && t[i] != ':') ||
 	    !isupper(static_cast<unsigned char>(t[last_dot + 1])))
 		return false;
 	std::string_view name = t.substr(last_dot + 1, i - last_dot - 1);
