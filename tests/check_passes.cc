@@ -1592,6 +1592,25 @@ START_TEST(hang_structure_the_rank_that_aborted_without_a_word)
 		ck_assert_int_eq(cx.hv.suspects[0], 12);
 		ck_assert_msg(cx.hv.why.find("reported none") != std::string::npos, "%s", cx.hv.why.c_str());
 	}
+	// Two ranks: the silent one only where its output is there (its
+	// progress lines), not where nothing of it was read at all.
+	for (int seen = 0; seen < 2; seen++) {
+		fixture f;
+		f.ev.ranks.note_world_size(2);
+		watchdog(f, 1, 60580, "ALLREDUCE", "1");
+		exited(f, 0, -6, 700, 300);
+		exited(f, 1, -6, 700, 301);
+		if (seen)
+			f.ev.rank_progress.push_back(rank_progress_mark{f.log, 0, false, 1000});
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (!seen) {
+			ck_assert(cx.hv.suspects.empty());
+			continue;
+		}
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], 0);
+	}
 }
 END_TEST
 

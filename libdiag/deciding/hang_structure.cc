@@ -161,10 +161,21 @@ hang_view analyse_watchdogs(const evidence &ev)
 		// Every other rank's watchdog said so in words; this one's said
 		// nothing, though its end (an abort) looks like theirs: a rank
 		// stuck outside the collective, torn down with the rest.
+		// In a small world, only where its own output is there to be
+		// silent in (a launcher's line of its exit is not its own).
+		auto visible = [&](int r) {
+			for (const auto &e : ev.events)
+				if (e.rank == r && e.kind != rule_kind::task_exit)
+					return true;
+			for (const auto &m : ev.rank_progress)
+				if (m.id == r && (!m.is_task || ev.tasks_are_ranks))
+					return true;
+			return false;
+		};
 		if (hv.suspects.empty() && static_cast<int>(waiting.size()) == world &&
-		    static_cast<int>(reporting.size()) == world - 1 && world >= 4)
+		    static_cast<int>(reporting.size()) == world - 1)
 			for (int r = 0; r < world; r++)
-				if (!reporting.count(r)) {
+				if (!reporting.count(r) && (world >= 4 || visible(r))) {
 					hv.suspects.push_back(r);
 					hv.why = "every other rank of " + std::to_string(world) +
 						 " reported a watchdog timeout" +
