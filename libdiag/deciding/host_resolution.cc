@@ -361,7 +361,7 @@ void apply_file_owners(evidence &ev, const std::vector<bool> &one_task)
 	}
 }
 
-// Files named alike but for a number that runs 0..N-1 over N >= 2 of them
+// Files named alike but for a number from 0 over N >= 2 of them, below 4N
 // (srun -o train-%j-%t.out, rank0.log ... rank7.log) are one srun task's
 // (or rank's) output each: the number is the task of the lines in it that
 // name no writer. Per-node files (node0.out) are nodes', not tasks'.
@@ -403,9 +403,10 @@ std::vector<bool> apply_numbered_files(evidence &ev)
 		if (of[i].n < 0)
 			continue;
 		const std::set<long long> &ns = series[{of[i].stem, of[i].tail}];
-		// 0..N-1, each once: a task numbering, not a rotation or a date.
+		// From 0, each once, with few gaps (a dead task's file may be
+		// missing): a task numbering, not a rotation or a date.
 		one_task[i] = ns.size() >= 2 && files_in[{of[i].stem, of[i].tail}] == ns.size() && *ns.begin() == 0 &&
-			      *ns.rbegin() == static_cast<long long>(ns.size()) - 1;
+			      *ns.rbegin() < 4 * static_cast<long long>(ns.size());
 	}
 	// A file whose own Init line names another rank than its number: the
 	// number is a task's that is no rank (apply_file_owners places it).
