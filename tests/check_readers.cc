@@ -707,6 +707,46 @@ START_TEST(text_glued_after_a_bar_is_the_lines_writers)
 }
 END_TEST
 
+// A handler's line after a fault answers it ("recovered from OOM ..."), and
+// says nothing of the traceback after it; a second handler's line ("will
+// retry") is about the traceback that follows; an Init line just before a
+// handler's line is no fault for it to answer.
+START_TEST(handler_lines_answer_the_fault_above_or_the_traceback_below)
+{
+	setenv("DENPEX_THREADS", "1", 1);
+	rule_set rules;
+	load_shipped_rules(rules);
+	const std::string oom = "Traceback (most recent call last):\n  File \"train.py\", line 9, in step\n"
+				"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.40 GiB.\n"
+				"2026-06-13 00:07:07,648 - INFO - trainer - recovered from OOM at step 23878\n";
+	const std::string assertion = "Traceback (most recent call last):\n  File \"gpt.py\", line 118, in forward\n"
+				      "AssertionError: sequence length 8193 exceeds max_position_embeddings 8192\n";
+	const std::string upload = "2026-06-13 10:42:21,714 - ERROR - wandb - failed to upload metrics, will retry (1/5)\n"
+				   "Traceback (most recent call last):\n  File \"adapters.py\", line 519, in send\n"
+				   "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Read timed out.\n";
+	const std::string init = "gpu-a4-139:389717:389759 [1] NCCL INFO comm 0x7f0003000 rank 3 nranks 4 cudaDev 1 busId 43000 - Init COMPLETE\n";
+	struct {
+		std::string text;
+		failure_class cls;
+		bool caught;
+	} cases[] = {{oom + assertion, failure_class::python_exception, false},
+		     {oom + upload, failure_class::python_exception, true},
+		     {init + upload, failure_class::python_exception, true}};
+	for (const auto &c : cases) {
+		line_reader lr(c.text);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		int seen = 0;
+		for (const auto &e : ev.events)
+			if (e.cls == c.cls && e.kind == rule_kind::exception) {
+				seen++;
+				ck_assert_msg(e.decoy == c.caught, "%s: decoy %d", e.rule_id.c_str(), e.decoy);
+			}
+		ck_assert_int_eq(seen, 1);
+	}
+}
+END_TEST
+
 START_TEST(handler_line_of_another_rank_does_not_catch_a_traceback)
 {
 	setenv("DENPEX_THREADS", "1", 1);
@@ -1428,6 +1468,7 @@ static Suite *suite()
 	tcase_add_test(t, traceback_through_comm_init_marks_its_exception_at_startup);
 	tcase_add_test(t, handler_line_of_another_rank_does_not_catch_a_traceback);
 	tcase_add_test(t, text_glued_after_a_bar_is_the_lines_writers);
+	tcase_add_test(t, handler_lines_answer_the_fault_above_or_the_traceback_below);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_after_a_collectors_stamp);

@@ -990,11 +990,19 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// "attempting to recover" right after a fault: it was dealt
 				// with (the first such line answers it: it is that fault's
 				// rank's).
-				if (hw.last_event >= 0 && line_no - hw.last_event_line <= 4) {
+				// A fault answered once: a second such line is about what
+				// comes next ("will retry", then its traceback).
+				if (hw.last_event >= 0 && line_no - hw.last_event_line <= 4 &&
+				    ev.events[static_cast<size_t>(hw.last_event)].role != event_role::context &&
+				    !ev.events[static_cast<size_t>(hw.last_event)].handled) {
 					event &dealt = ev.events[static_cast<size_t>(hw.last_event)];
-					if (!dealt.handled && hw.handled_rank < 0)
+					if (hw.handled_rank < 0)
 						hw.handled_rank = dealt.rank;
 					dealt.handled = true;
+					// It answered that fault ("recovered from OOM,
+					// continuing"): the traceback after it is a new one.
+					if (!caps.get("answers").empty())
+						hw.handled_line = 0;
 				}
 				return;
 			}
