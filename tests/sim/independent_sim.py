@@ -1058,14 +1058,21 @@ def sc_python(job):
         named = True
         job.noise.add("rank_in_message")
     job.emit_lines(t_fault, c, lines)
-    vict, fails = victims_wave(job, c, t_fault, rng.randrange(1000, 90000))
+    return exit_code_1_end(job, c, h, t_fault, final, named, "python_exception")
+
+
+def exit_code_1_end(job, c, h, t_fault, final, named, cls):
+    """The end of a job whose rank c raised (exit code 1): its victims, torchrun's
+    endgame quoting final, Slurm's end; the truth (rank and host where the logs
+    name the culprit: its own lines, a message naming it, or torchrun's root cause
+    when that is right)."""
+    vict, fails = victims_wave(job, c, t_fault, job.rng.randrange(1000, 90000))
     root = torchrun_endgame(job, c, t_fault, 1, True, final, fails)
     slurm_end(job, t_fault + 40, task_id(job, c), h)
     job.sacct = ("FAILED", "1:0")
     job.end = t_fault + 100
-    # plain single-node log: torchrun's root cause names the culprit when it is right
     rank = c if (job.ranks_visible or named or (job.torchrun and root == c)) else None
-    return "python_exception", rank, host_truth(job, rank) if rank is not None else None, vict
+    return cls, rank, host_truth(job, rank) if rank is not None else None, vict
 
 
 def sc_segfault(job):
@@ -1141,13 +1148,7 @@ def sc_cuda_error(job):
         named = True
         job.noise.add("rank_in_message")
     job.emit_lines(t_fault, c, lines)
-    vict, fails = victims_wave(job, c, t_fault, rng.randrange(1000, 90000))
-    root = torchrun_endgame(job, c, t_fault, 1, True, lines[-3][:80], fails)
-    slurm_end(job, t_fault + 40, task_id(job, c), h)
-    job.sacct = ("FAILED", "1:0")
-    job.end = t_fault + 100
-    rank = c if (job.ranks_visible or named or (job.torchrun and root == c)) else None
-    return "cuda_error", rank, host_truth(job, rank) if rank is not None else None, vict
+    return exit_code_1_end(job, c, h, t_fault, lines[-3][:80], named, "cuda_error")
 
 
 def sc_hang(job):
@@ -1468,13 +1469,7 @@ def sc_filesystem(job):
     if k == 3 and rng.random() < 0.6:
         job.kernel(h, t_fault - rng.uniform(1, 20), "LustreError: 11-0: proj-OST00%02x-osc-ffff9a%06x: operation ost_read to node 10.1.0.%d@o2ib failed: rc = -5" % (
             rng.randrange(256), rng.getrandbits(24), rng.randrange(2, 250)))
-    vict, fails = victims_wave(job, c, t_fault, rng.randrange(1000, 90000))
-    root = torchrun_endgame(job, c, t_fault, 1, True, final, fails)
-    slurm_end(job, t_fault + 40, task_id(job, c), h)
-    job.sacct = ("FAILED", "1:0")
-    job.end = t_fault + 100
-    rank = c if (job.ranks_visible or named or (job.torchrun and root == c)) else None
-    return "filesystem", rank, host_truth(job, rank) if rank is not None else None, vict
+    return exit_code_1_end(job, c, h, t_fault, final, named, "filesystem")
 
 
 SCENARIOS = [
