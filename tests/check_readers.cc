@@ -87,7 +87,7 @@ std::string numbered_log(int n)
 {
 	std::string t;
 	for (int i = 0; i < n; i++)
-		t += "step " + std::to_string(i) + " loss " + std::to_string((i * 7919) % 10007) + "\n";
+		t += "step " + std::to_string(i) + " loss " + std::to_string((static_cast<long long>(i) * 7919) % 10007) + "\n";
 	return t;
 }
 
