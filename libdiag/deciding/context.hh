@@ -24,7 +24,7 @@ struct hang_view {
 	long long seq = -1;
 	std::string why;
 	int reporting = 0; // ranks whose watchdog reported a timeout
-	std::set<int> reporting_ranks; // which
+	std::set<int> reporting_ranks; // the ranks whose own watchdog reported (reporting may also count a stall report's)
 	std::set<int> waiting; // ranks seen waiting in the collective (reported, or aborted by their watchdog)
 };
 
