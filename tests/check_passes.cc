@@ -415,7 +415,7 @@ START_TEST(hang_structure_singles_out_nobody_when_all_agree)
 	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
 	pass_hang_structure(cx);
 	ck_assert(cx.hv.suspects.empty());
-	ck_assert_int_eq(cx.hv.reporting, 8);
+	ck_assert_int_eq(cx.hv.reporting(), 8);
 }
 END_TEST
 

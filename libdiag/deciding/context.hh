@@ -9,6 +9,7 @@
 #include "deciding/knowledge.hh"
 #include "model/evidence.hh"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,8 +24,14 @@ struct hang_view {
 	std::vector<std::string> suspect_why; // one per suspect
 	long long seq = -1;
 	std::string why;
-	int reporting = 0; // ranks whose watchdog reported a timeout
-	std::set<int> reporting_ranks; // the ranks whose own watchdog reported (reporting may also count a stall report's)
+	std::set<int> reporting_ranks; // the ranks whose own watchdog reported a timeout
+	int stall_reports = 0;         // Horovod stall reports (they name no reporting rank)
+	// How many reported the hang: the ranks' own watchdogs, or the stall
+	// reports where those are more.
+	int reporting() const
+	{
+		return std::max(static_cast<int>(reporting_ranks.size()), stall_reports);
+	}
 	std::set<int> waiting; // ranks seen waiting in the collective (reported, or aborted by their watchdog)
 };
 

@@ -195,7 +195,7 @@ void without_initiator(diagnosis_context &cx)
 		d.confidence = "low";
 		return;
 	}
-	if (hv.reporting > 0 || !hv.suspects.empty()) {
+	if (hv.reporting() > 0 || !hv.suspects.empty()) {
 		d.cls = failure_class::collective_hang;
 		if (hv.suspects.size() == 1) {
 			d.first_rank = hv.suspects[0];

@@ -104,7 +104,6 @@ hang_view analyse_watchdogs(const evidence &ev)
 			seq_count[e.seq]++;
 		}
 	}
-	hv.reporting = static_cast<int>(reporting.size());
 	hv.reporting_ranks = reporting;
 	if (!seq_count.empty())
 		hv.seq = std::max_element(seq_count.begin(), seq_count.end(),
@@ -142,7 +141,7 @@ hang_view analyse_watchdogs(const evidence &ev)
 	// collective (its watchdog reported, or aborted it: SIGABRT). A rank
 	// that logged a fault of its own before it aborted died of that fault.
 	int world = ev.ranks.world_size();
-	if (world >= 2 && hv.reporting >= 1) {
+	if (world >= 2 && hv.reporting() >= 1) {
 		std::set<int> waiting = reporting, own_fault;
 		for (const auto &e : ev.events)
 			if (e.rank >= 0 && e.role == event_role::initiating && !e.dropped && !e.decoy)
@@ -291,9 +290,9 @@ void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);
 	hang_view &hv = cx.hv;
-	if (hv.suspects.empty() && hv.reporting > 0)
+	if (hv.suspects.empty() && hv.reporting() > 0)
 		behind_in_steps(cx.ev, hv);
-	if (hv.suspects.empty() && hv.reporting > 0)
+	if (hv.suspects.empty() && hv.reporting() > 0)
 		earliest_progress(cx.ev, hv);
 	if (hv.suspects.empty())
 		missing_from_named_world(cx.ev, hv);
@@ -302,7 +301,7 @@ void pass_hang_structure(diagnosis_context &cx)
 		hv.suspect_why = cx.fr.suspect_why;
 		hv.why = hv.suspect_why.empty() ? "the flight recorder singles it out" : hv.suspect_why.front();
 	}
-	cx.d.hang_reporting = hv.reporting;
+	cx.d.hang_reporting = hv.reporting();
 	cx.d.hang_seq = hv.seq;
 	for (const auto &r : cx.fr.refused)
 		cx.d.refused.push_back(refused_file{r.first, r.second});

@@ -20,6 +20,25 @@ std::string rule_of(const event &e)
 	return e.r ? e.r->id : e.rule_id;
 }
 
+// The earliest non-finite event with a sign local to its rank (capture
+// nan_local) among those admit lets in, where all of them are one rank's;
+// null where there is none or two ranks show one.
+template <class Admit>
+const event *sole_local_sign(const diagnosis_context &cx, Admit admit)
+{
+	const event *local = nullptr;
+	for (const auto &c : cx.cands) {
+		const event &e = *c.e;
+		if (e.cls != failure_class::nan_inf || e.rank < 0 || e.capture("nan_local").empty() || !admit(e))
+			continue;
+		if (local && local->rank != e.rank)
+			return nullptr;
+		if (!local || earlier_event(e, *local))
+			local = &e;
+	}
+	return local;
+}
+
 // The one rank whose NaN sign no other rank shares.
 void find_origin(diagnosis_context &cx)
 {
@@ -31,17 +50,8 @@ void find_origin(diagnosis_context &cx)
 		// appeared.
 		if (!d.first || d.first->cls != failure_class::nan_inf || !d.first->capture("nan_local").empty())
 			return;
-		const event *local = nullptr;
-		for (const auto &c : cx.cands) {
-			const event &e = *c.e;
-			if (e.cls != failure_class::nan_inf || e.rank < 0 || e.rank == d.first_rank ||
-			    e.capture("nan_local").empty())
-				continue;
-			if (local && local->rank != e.rank)
-				return;
-			if (!local || earlier_event(e, *local))
-				local = &e;
-		}
+		const event *local =
+			sole_local_sign(cx, [&](const event &e) { return e.rank != d.first_rank; });
 		if (!local || (local->time_us != no_time && d.first->time_us != no_time &&
 			       local->time_us > d.first->time_us + static_cast<int64_t>(local->time_unc_s * 1e6) + 1000000))
 			return;
@@ -77,16 +87,7 @@ void find_origin(diagnosis_context &cx)
 	if (singles > 1) {
 		// Several ranks each alone in their sign (rank 0 alone logs the
 		// reduced loss): the one rank whose sign is local to it.
-		std::set<int> local;
-		origin = nullptr;
-		for (const auto &r : ranks_by_rule)
-			if (r.second.size() == 1 && !first_by_rule[r.first]->capture("nan_local").empty()) {
-				local.insert(*r.second.begin());
-				if (!origin || earlier_event(*first_by_rule[r.first], *origin))
-					origin = first_by_rule[r.first];
-			}
-		if (local.size() != 1)
-			return;
+		origin = sole_local_sign(cx, [&](const event &e) { return ranks_by_rule[rule_of(e)].size() == 1; });
 	}
 	if (!origin)
 		return;

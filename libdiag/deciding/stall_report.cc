@@ -75,8 +75,8 @@ void pass_stall_report(diagnosis_context &cx)
 		hv.suspect_why.push_back(why);
 	}
 	hv.why = why;
-	hv.reporting = std::max(hv.reporting, reports);
-	cx.d.hang_reporting = hv.reporting;
+	hv.stall_reports = reports;
+	cx.d.hang_reporting = hv.reporting();
 }
 
 } // namespace diag
