@@ -452,6 +452,35 @@ START_TEST(hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped)
 }
 END_TEST
 
+START_TEST(hang_structure_a_rank_that_enqueued_the_collective_reached_it)
+{
+	// Three of four wait in SeqNum 511; rank 0 waits in 512. Rank 2
+	// enqueued less than the others but did enqueue 511: it reached the
+	// collective, and the SeqNum desync singles out rank 0.
+	fixture f;
+	const long long enq[] = {513, 512, 511, -1};
+	for (int r = 0; r < 4; r++) {
+		watchdog(f, r, r == 0 ? 512 : 511, "ALLREDUCE", "1024");
+		f.ev.events.back().last_enqueued = enq[r];
+	}
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 0);
+	// One that never enqueued 511 is still the one behind.
+	fixture g;
+	const long long behind[] = {513, 512, 510, 513};
+	for (int r = 0; r < 4; r++) {
+		watchdog(g, r, 511, "ALLREDUCE", "1024");
+		g.ev.events.back().last_enqueued = behind[r];
+	}
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_hang_structure(cy);
+	ck_assert_uint_eq(cy.hv.suspects.size(), 1);
+	ck_assert_int_eq(cy.hv.suspects[0], 2);
+}
+END_TEST
+
 START_TEST(hang_structure_keeps_every_flight_recorder_suspect)
 {
 	fixture f;
@@ -2816,6 +2845,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped);
+	tcase_add_test(t, hang_structure_a_rank_that_enqueued_the_collective_reached_it);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);

@@ -127,7 +127,10 @@ hang_view analyse_watchdogs(const evidence &ev)
 			// Of two ranks (lo < hi: one is behind), the other is ahead.
 			int ahead = enq.begin()->first == low[0] ? enq.rbegin()->first : enq.begin()->first;
 			bool lone_of_two = enq.size() == 2 && seq.count(ahead) && hi > seq.at(ahead);
-			if (lone_of_two || low.size() * 2 < enq.size()) {
+			// A minority behind must not have enqueued the collective
+			// the others wait in: one that did reached it too.
+			bool never_reached = hv.seq < 0 || lo < hv.seq;
+			if (lone_of_two || (low.size() * 2 < enq.size() && never_reached)) {
 				hv.suspects = low;
 				hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" +
 					 std::to_string(hi) + ")";
