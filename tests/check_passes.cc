@@ -1105,6 +1105,32 @@ static event &exited(fixture &f, int rank, int exitcode, double secs, uint64_t l
 	return x;
 }
 
+// slurmstepd's cgroup OOM line reaches the output under the label of the
+// node's first task: it names no rank. The one rank SIGKILLed is the
+// process the OOM killer took, and the verdict keeps it; a node's launch
+// failure keeps no rank borrowed so.
+START_TEST(decide_a_nodes_oom_report_keeps_the_rank_sigkilled)
+{
+	for (int launch = 0; launch <= 1; launch++) {
+		fixture f;
+		rule node_rule;
+		node_rule.id = "test.node_report";
+		node_rule.scope = rule::fault_scope::node;
+		failure_class cls = launch ? failure_class::launch_failure : failure_class::host_oom;
+		event &cg = f.add(cls, event_role::initiating, -1, 0, 58);
+		cg.r = &node_rule;
+		cg.weight = 85;
+		cg.host = f.ev.intern_host("node2");
+		exited(f, 2, -9, 1, 60);
+		exited(f, 3, -15, 2, 61);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		ck_assert_int_eq(cx.d.first_rank, launch ? -1 : 2);
+	}
+}
+END_TEST
+
 START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
 {
 	fixture f;
@@ -2872,6 +2898,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
+	tcase_add_test(t, decide_a_nodes_oom_report_keeps_the_rank_sigkilled);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);
 	tcase_add_test(t, identities_a_launcher_rank_layout_gives_host_and_local_rank);
 	tcase_add_test(t, identities_a_launcher_slot_table_numbers_ranks_through_the_hosts);

@@ -75,9 +75,18 @@ void from_first_fault(diagnosis_context &cx)
 		d.first_rank = -1;
 		d.first_host = d.common_host;
 	}
-	// A node's launcher or the job as a whole reported it: no rank.
+	// A node's launcher or the job as a whole reported it: no rank of its
+	// own (a node's line carries at most the label that forwarded it). A
+	// node's OOM report is of a process the OOM killer took: the rank
+	// borrowed from how that node's processes ended (the one SIGKILLed)
+	// still stands.
 	if (d.first && d.first->r && d.first->r->scope != rule::fault_scope::rank) {
-		d.first_rank = -1;
+		int bh = d.borrowed_rank >= 0 ? rank_host(cx.ev, d.borrowed_rank) : -1;
+		bool on_the_node = d.first->r->scope == rule::fault_scope::node && d.cls == failure_class::host_oom &&
+				   d.borrowed_rank >= 0 && d.first_rank == d.borrowed_rank &&
+				   (bh < 0 || d.first_host < 0 || bh == d.first_host);
+		if (!on_the_node)
+			d.first_rank = -1;
 		if (d.first->r->scope == rule::fault_scope::job)
 			d.first_host = -1;
 	}
