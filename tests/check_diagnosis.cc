@@ -128,6 +128,34 @@ START_TEST(chained_exceptions_are_one_failure)
 }
 END_TEST
 
+START_TEST(a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside)
+{
+	// A checkpoint write fails on a full disk; the save's wrapper raises
+	// again while handling it, and tqdm's last redraw is glued to the
+	// second "Traceback". The bar is no progress after the first fault:
+	// the disk is the cause, not the wrapper's RuntimeError.
+	bundle b;
+	std::string log;
+	for (int s = 0; s < 4; s++)
+		log += "3:  4" + std::to_string(s) + "%|####| 66" + std::to_string(s) + "/905 [22:55<45:46, 1.31s/it]\n";
+	log += "3: Traceback (most recent call last):\n"
+	       "3:   File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 652, in save\n"
+	       "3:     _save(obj, opened_zipfile, pickle_module, pickle_protocol)\n"
+	       "3: OSError: [Errno 28] No space left on device\n"
+	       "3: \n"
+	       "3: During handling of the above exception, another exception occurred:\n"
+	       "3: \n"
+	       "3:  73%|#######| 664/905 [22:55<45:46, 1.31s/it]Traceback (most recent call last):\n"
+	       "3:   File \"train.py\", line 83, in train_step\n"
+	       "3:     torch.save(state, path)\n"
+	       "3: RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1984 vs 1878\n";
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "filesystem");
+	ck_assert(v.first_line.find("No space left") != std::string::npos);
+}
+END_TEST
+
 START_TEST(traceback_header_names_its_rank)
 {
 	// An inference engine's logger prefix on the line that opens the
@@ -455,6 +483,7 @@ static Suite *suite()
 	tcase_add_test(t, cuda_oom_beats_the_flood_of_timeouts);
 	tcase_add_test(t, caught_traceback_is_a_decoy);
 	tcase_add_test(t, chained_exceptions_are_one_failure);
+	tcase_add_test(t, a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside);
 	tcase_add_test(t, traceback_header_names_its_rank);
 	tcase_add_test(t, one_nodes_interleaved_tracebacks_name_the_node);
 	tcase_add_test(t, handled_traceback_ending_in_a_fault_line_is_a_decoy);

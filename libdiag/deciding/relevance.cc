@@ -224,7 +224,8 @@ void mark_survived(diagnosis_context &cx)
 		}
 		uint64_t wk = writer_key(e.file, e.key);
 		auto it = ev.last_progress.find(wk);
-		bool progress_after = it != ev.last_progress.end() && it->second > e.line + 1;
+		// A chained exception is one failure up to its last link.
+		bool progress_after = it != ev.last_progress.end() && it->second > std::max(e.line, e.chained_until) + 1;
 		if (!progress_after) {
 			if (e.writer_known && job_went_on(ev, e)) {
 				e.decoy = true;

@@ -31,6 +31,7 @@ struct event {
 	int host = -1;        // interned host id
 	uint32_t file = 0;    // source index
 	uint64_t line = 0;    // 1-based line number
+	uint64_t chained_until = 0; // a chained exception's last link (0: none): one failure up to that line
 	uint64_t order = 0;   // arrival order, for deterministic ties
 	uint32_t key = 0;     // per-file writer key (rank/label), for traceback state
 	bool writer_known = false; // the line named its writer (a prefix); else key is shared

@@ -1133,6 +1133,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.tb_relayed = false;
 			}
 			std::vector<long> links; // the chain this exception continues
+			// Whether the line ends a traceback: an exception line, or a
+			// fault line another rule read (a chain may start at either).
+			bool ends_traceback = false;
 			if (r->kind == rule_kind::exception && w.chain_from >= 0) {
 				// One rank for the whole chain: whichever link named it.
 				links = std::move(w.chain_links);
@@ -1149,6 +1152,11 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// The link that only reports the other (a wrapper, a
 				// handler's own failure) is no root of its own.
 				event &prev = ev.events[static_cast<size_t>(w.chain_from)];
+				// The links are one failure up to this line: what the
+				// writer printed between them (a bar glued to the next
+				// "Traceback") is no progress after the first.
+				for (long l : links)
+					ev.events[static_cast<size_t>(l)].chained_until = line_no;
 				if (w.chain_inner && e.role == event_role::initiating)
 					prev.decoy = true;
 				else if (!w.chain_inner && prev.role == event_role::initiating && !prev.dropped)
@@ -1160,7 +1168,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.traceback_at_startup = true;
 			// A fault line another rule read ("OSError: [Errno 28] ...")
 			// ends an open traceback as an exception line does.
-			bool ends_traceback = r->kind == rule_kind::exception ||
+			ends_traceback = r->kind == rule_kind::exception ||
 					      (r->role != event_role::context && w.traceback_line &&
 					       line_no - w.traceback_line < 2000 && rules.shaped_as_exception(id.body));
 			if (ends_traceback) {
@@ -1257,7 +1265,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (idx >= 0) {
 				w.last_event = idx;
 				w.last_event_line = line_no;
-				if (r->kind == rule_kind::exception) {
+				if (ends_traceback) {
 					w.last_exception = idx;
 					w.last_exception_line = line_no;
 					w.last_exception_chain = std::move(links);
