@@ -288,6 +288,37 @@ START_TEST(slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop)
 }
 END_TEST
 
+// A job that died of a signal in the last minutes of its time limit
+// (Slurm's --signal=B:INT@30 ahead of the limit) reached its limit: the
+// KeyboardInterrupt is the limit's, not the user's. An hour short of the
+// limit, or a job that failed with an exit code of its own, is not.
+START_TEST(slurm_last_word_a_signal_at_the_time_limit_is_the_limit)
+{
+	struct {
+		const char *state, *exit;
+		int64_t elapsed;
+		bool limit;
+	} rows[] = {{"FAILED", "0:2", 14370, true},    {"CANCELLED", "0:15", 14100, true}, {"FAILED", "130:0", 14390, true},
+		    {"FAILED", "0:2", 10800, false},   {"FAILED", "1:0", 14390, false},    {"COMPLETED", "0:0", 14399, false}};
+	for (const auto &r : rows) {
+		fixture f;
+		f.ev.job.job_id = "7";
+		f.ev.job.state = r.state;
+		f.ev.job.exit_code = r.exit;
+		f.ev.job.elapsed_s = r.elapsed;
+		f.ev.job.timelimit_s = 14400;
+		f.ev.job.end_us = t0 + 60 * us_per_s;
+		event &k = f.add(failure_class::user_cancel, event_role::context, 0, 50, 9, 0, "python.keyboard_interrupt");
+		k.kind = rule_kind::exception;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		ck_assert_int_eq(cx.have_sacct && cx.sacct_ev.cls == failure_class::time_limit, r.limit);
+		if (r.limit)
+			ck_assert(f.ev.events.back().role == event_role::context);
+	}
+}
+END_TEST
+
 START_TEST(slurm_last_word_loses_to_an_earlier_relevant_fault)
 {
 	fixture f;
@@ -2863,6 +2894,7 @@ static Suite *suite()
 	tcase_add_test(t, relevance_an_inherited_time_is_bounded_by_the_next_stamp);
 	tcase_add_test(t, slurm_last_word_is_a_candidate_only_for_its_states);
 	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
+	tcase_add_test(t, slurm_last_word_a_signal_at_the_time_limit_is_the_limit);
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);

@@ -550,6 +550,24 @@ START_TEST(sacct_pipe_output)
 }
 END_TEST
 
+// Elapsed and Timelimit: [D-][HH:]MM:SS, UNLIMITED and the like unknown.
+START_TEST(sacct_elapsed_and_time_limit)
+{
+	const char *rows[][3] = {{"03:59:30", "04:00:00", "14370 14400"}, {"1-02:00:00", "2-00:00:00", "93600 172800"},
+				 {"59:30.120", "UNLIMITED", "3570 -1"},    {"00:00:05", "Partition_Limit", "5 -1"},
+				 {"abc", "12", "-1 -1"}};
+	for (const auto &r : rows) {
+		evidence ev;
+		std::string text = std::string("JobID|State|ExitCode|Elapsed|Timelimit\n7|FAILED|0:2|") + r[0] + "|" + r[1] + "\n";
+		ck_assert(read_sacct_text(text, ev));
+		char got[64];
+		snprintf(got, sizeof(got), "%lld %lld", static_cast<long long>(ev.job.elapsed_s),
+			 static_cast<long long>(ev.job.timelimit_s));
+		DIAG_CK_STR_EQ(std::string(got), r[2]);
+	}
+}
+END_TEST
+
 // sacct's default table: columns under a ruler of dashes, values cut short
 // with '+' (the state's first word is kept; a cut node list is dropped).
 START_TEST(sacct_default_table)
@@ -1481,6 +1499,7 @@ static Suite *suite()
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sacct_elapsed_and_time_limit);
 	tcase_add_test(t, sacct_default_table);
 	tcase_add_test(t, sacct_json_output);
 	tcase_add_test(t, bus_ids);

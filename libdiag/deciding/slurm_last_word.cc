@@ -6,13 +6,51 @@
 // user interrupted (Ctrl-C) before anything went wrong was stopped by them,
 // and so was one whose launcher was told to stop where no scheduler ran.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
+
+#include <algorithm>
 
 #include <climits>
+#include <cstdio>
 #include <csignal>
 
 namespace diag {
 
 namespace {
+
+// A job that sacct says failed or was cancelled by a signal (ExitCode
+// "0:2", or a shell's 128+N) within minutes of its time limit: the signal
+// Slurm sends ahead of the limit (--signal=B:INT@30, USR1@600 for a
+// checkpoint) ended it, not the user. The margin is that lead: up to ten
+// minutes, a tenth of a short limit.
+bool ended_at_the_limit(const job_facts &job)
+{
+	if (job.elapsed_s < 0 || job.timelimit_s <= 0 || (job.state != "FAILED" && job.state != "CANCELLED"))
+		return false;
+	long long code = -1, sig = -1;
+	size_t colon = job.exit_code.find(':');
+	if (colon == std::string::npos || !parse_uint_str(job.exit_code.substr(0, colon), code) ||
+	    !parse_uint_str(job.exit_code.substr(colon + 1), sig))
+		return false;
+	if (sig == 0 && code <= 128)
+		return false;
+	int64_t margin = std::min<int64_t>(600, std::max<int64_t>(60, job.timelimit_s / 10));
+	return job.elapsed_s <= job.timelimit_s && job.timelimit_s - job.elapsed_s <= margin;
+}
+
+// Seconds as sacct prints a duration: [D-]HH:MM:SS.
+std::string clock_duration(int64_t secs)
+{
+	char buf[48];
+	int64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60, x = secs % 60;
+	if (d > 0)
+		snprintf(buf, sizeof(buf), "%lld-%02lld:%02lld:%02lld", static_cast<long long>(d), static_cast<long long>(h),
+			 static_cast<long long>(m), static_cast<long long>(x));
+	else
+		snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", static_cast<long long>(h), static_cast<long long>(m),
+			 static_cast<long long>(x));
+	return buf;
+}
 
 // Whether a came before b: by line in one file, else on the common clock
 // (unknown times order nothing).
@@ -100,6 +138,9 @@ bool under_scheduler(const evidence &ev)
 
 void interrupt_without_cause(evidence &ev)
 {
+	// The interrupt that came with the time limit is the limit's.
+	if (ended_at_the_limit(ev.job))
+		return;
 	const bool scheduled = under_scheduler(ev);
 	event *first = nullptr;
 	for (auto &e : ev.events)
@@ -114,7 +155,7 @@ bool sacct_state_event(const evidence &ev, event &out)
 {
 	const std::string &s = ev.job.state;
 	failure_class c;
-	if (s == "TIMEOUT" || s == "DEADLINE")
+	if (s == "TIMEOUT" || s == "DEADLINE" || ended_at_the_limit(ev.job))
 		c = failure_class::time_limit;
 	else if (s == "PREEMPTED")
 		c = failure_class::preemption;
@@ -133,7 +174,10 @@ bool sacct_state_event(const evidence &ev, event &out)
 	out.kind = c == failure_class::host_oom ? rule_kind::plain : rule_kind::job_end;
 	out.weight = c == failure_class::host_oom ? 60 : c == failure_class::node_failure ? 88 : 45;
 	out.time_us = out.raw_us = ev.job.end_us;
-	out.text = "sacct: job " + ev.job.job_id + " " + ev.job.state_detail;
+	out.text = "job " + ev.job.job_id + " " + ev.job.state_detail;
+	if (c == failure_class::time_limit && s != "TIMEOUT" && s != "DEADLINE")
+		out.text += " (ExitCode " + ev.job.exit_code + ") after " + clock_duration(ev.job.elapsed_s) + " of its " +
+			    clock_duration(ev.job.timelimit_s) + " time limit";
 	out.file = UINT32_MAX;
 	return true;
 }

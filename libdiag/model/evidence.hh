@@ -31,6 +31,8 @@ struct job_facts {
 	std::string state_detail; // e.g. "CANCELLED by 0"
 	std::string exit_code, derived_exit_code, reason;
 	int64_t start_us = no_time, end_us = no_time;
+	// sacct's Elapsed and Timelimit in seconds (-1: not given, unlimited).
+	int64_t elapsed_s = -1, timelimit_s = -1;
 	bool times_local = false; // sacct -P prints local times (read as UTC until the zone is known)
 	std::string nodelist;
 	std::vector<std::pair<std::string, std::string>> steps; // step id, state

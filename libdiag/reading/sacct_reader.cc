@@ -1,5 +1,7 @@
 #include "reading/sacct_reader.hh"
 
+#include "reading/line_prefix.hh"
+
 #include <jansson.h>
 
 #include <cctype>
@@ -63,6 +65,38 @@ std::string_view trim(std::string_view v)
 	while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
 		v.remove_suffix(1);
 	return v;
+}
+
+// sacct's durations: [D-][HH:]MM:SS[.mmm] ("1-00:00:00", "04:00:00",
+// "59:30", "00:01.234"); -1 for UNLIMITED, Partition_Limit and the like.
+int64_t sacct_duration_s(std::string_view v)
+{
+	v = trim(v);
+	int64_t days = 0;
+	if (size_t dash = v.find('-'); dash != std::string_view::npos) {
+		long long d;
+		if (!parse_uint(v.substr(0, dash), d) || d > 100000)
+			return -1;
+		days = d;
+		v = v.substr(dash + 1);
+	}
+	if (size_t dot = v.find('.'); dot != std::string_view::npos)
+		v = v.substr(0, dot);
+	int64_t secs = 0;
+	int parts = 0;
+	while (!v.empty()) {
+		size_t colon = v.find(':');
+		long long n;
+		if (!parse_uint(v.substr(0, colon), n) || n > 1000000 || ++parts > 3)
+			return -1;
+		secs = secs * 60 + n;
+		if (colon == std::string_view::npos)
+			break;
+		v = v.substr(colon + 1);
+	}
+	if (parts < 2)
+		return -1;
+	return days * 86400 + secs;
 }
 
 // sacct's default table: a ruler of dashes under the header gives each
@@ -134,6 +168,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 	bool table = !spans.empty();
 	std::vector<std::string_view> cols = fields(header, spans);
 	int c_id = -1, c_state = -1, c_exit = -1, c_dexit = -1, c_start = -1, c_end = -1, c_nodes = -1, c_reason = -1;
+	int c_elapsed = -1, c_limit = -1;
 	for (size_t i = 0; i < cols.size(); i++) {
 		std::string n = lower(cols[i]);
 		int ii = static_cast<int>(i);
@@ -153,6 +188,10 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			c_nodes = ii;
 		else if (n == "reason")
 			c_reason = ii;
+		else if (n == "elapsed")
+			c_elapsed = ii;
+		else if (n == "timelimit")
+			c_limit = ii;
 	}
 	if (c_id < 0 || c_state < 0)
 		return false;
@@ -177,6 +216,8 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			ev.job.start_us = sacct_time(col(c_start));
 			ev.job.times_local = true;
 			ev.job.end_us = sacct_time(col(c_end));
+			ev.job.elapsed_s = sacct_duration_s(col(c_elapsed));
+			ev.job.timelimit_s = sacct_duration_s(col(c_limit));
 			// A node list cut short would name the wrong nodes.
 			std::string_view nodes = col(c_nodes);
 			ev.job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
@@ -223,6 +264,18 @@ bool read_sacct_json(std::string_view text, evidence &ev)
 		if (json_is_object(tm)) {
 			ev.job.start_us = epoch(json_object_get(tm, "start"));
 			ev.job.end_us = epoch(json_object_get(tm, "end"));
+			// elapsed in seconds; limit in minutes ({"set", "infinite",
+			// "number"} from 23.02 on, a plain number before).
+			json_t *el = json_object_get(tm, "elapsed");
+			if (json_is_integer(el) && json_integer_value(el) >= 0 && json_integer_value(el) < 100LL * 365 * 86400)
+				ev.job.elapsed_s = json_integer_value(el);
+			json_t *lim = json_object_get(tm, "limit");
+			if (json_is_object(lim) && json_is_true(json_object_get(lim, "infinite")))
+				lim = nullptr;
+			else if (json_is_object(lim))
+				lim = json_object_get(lim, "number");
+			if (json_is_integer(lim) && json_integer_value(lim) > 0 && json_integer_value(lim) < 100LL * 365 * 1440)
+				ev.job.timelimit_s = json_integer_value(lim) * 60;
 		}
 		json_t *nodes = json_object_get(job, "nodes");
 		if (json_is_string(nodes))
