@@ -1018,6 +1018,26 @@ START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 }
 END_TEST
 
+// A process in a Docker container sees the container's id as its host
+// name; mpirun's notice of the same rank names the machine.
+START_TEST(host_resolution_names_the_machine_not_the_container)
+{
+	for (int named = 0; named <= 1; named++) {
+		fixture f;
+		place(f, 3, "5f0c2a9d71e4");
+		place(f, 5, "c0ffee123456");
+		if (named) {
+			event &notice = f.add(failure_class::segfault, event_role::victim, 3, 1, 38);
+			notice.host = f.ev.intern_host("10.66.8.12");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 3;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), named ? "10.66.8.12" : "5f0c2a9d71e4");
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_names_a_node_not_its_address)
 {
 	fixture f;
@@ -2937,6 +2957,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_srun_task_ranges_are_hosts_of_those_ranks);
 	tcase_add_test(t, identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
+	tcase_add_test(t, host_resolution_names_the_machine_not_the_container);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);

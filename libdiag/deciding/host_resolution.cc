@@ -891,6 +891,43 @@ int named_host(const evidence &ev, int host)
 	return host;
 }
 
+// Docker names a container's host after the container's id: twelve hex
+// digits ("5f0c2a9d71e4"). That is no machine an admin can drain.
+bool container_id_name(const std::string &h)
+{
+	if (h.size() != 12)
+		return false;
+	bool digit = false, letter = false;
+	for (char c : h) {
+		if (c >= '0' && c <= '9')
+			digit = true;
+		else if (c >= 'a' && c <= 'f')
+			letter = true;
+		else
+			return false;
+	}
+	return digit && letter;
+}
+
+// The machine behind a rank's container: the host another line gives the
+// same rank (mpirun's "process rank 3 with PID 1203 on node 10.66.8.12"),
+// where that is one other name.
+int machine_of_container(const evidence &ev, int host, int rank)
+{
+	if (host < 0 || rank < 0 || !container_id_name(ev.host_name(host)))
+		return host;
+	int other = -1;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank != rank || e.host < 0 || e.host == host || container_id_name(ev.host_name(e.host)) ||
+		    loopback_name(ev.host_name(e.host)))
+			continue;
+		if (other >= 0 && other != e.host)
+			return host; // two other names: which is not known
+		other = e.host;
+	}
+	return other >= 0 ? other : host;
+}
+
 } // namespace
 
 void pass_host_resolution(diagnosis_context &cx)
@@ -987,11 +1024,11 @@ void pass_host_resolution(diagnosis_context &cx)
 					  cx.ev.host_name(d.first_host) + " did not");
 		}
 	}
-	d.first_host = named_host(cx.ev, d.first_host);
+	d.first_host = named_host(cx.ev, machine_of_container(cx.ev, d.first_host, d.first_rank));
 	for (auto &s : d.suspects) {
 		if (s.host < 0)
 			s.host = host_of_rank(cx.ev, s.rank);
-		s.host = named_host(cx.ev, s.host);
+		s.host = named_host(cx.ev, machine_of_container(cx.ev, s.host, s.rank));
 	}
 }
 
