@@ -1058,6 +1058,21 @@ START_TEST(host_resolution_names_a_node_not_its_address)
 }
 END_TEST
 
+// torchrun without srun on one machine: its "[default1]:" prefix is the
+// worker's local rank, and on one node the global rank too.
+START_TEST(identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks)
+{
+	for (int nodes = 1; nodes <= 2; nodes++) {
+		fixture f;
+		f.ev.job.nodelist = nodes == 1 ? "dgx67" : "dgx[67-68]";
+		event &nan = f.add(failure_class::nan_inf, event_role::initiating, -1, 0, 130);
+		nan.local_rank = 1;
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 1 : -1);
+	}
+}
+END_TEST
+
 START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
 {
 	for (int nodes = 1; nodes <= 2; nodes++) {
@@ -2959,6 +2974,7 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, host_resolution_names_the_machine_not_the_container);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
+	tcase_add_test(t, identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);

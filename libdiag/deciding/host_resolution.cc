@@ -113,6 +113,19 @@ std::map<int, int> srun_task_nodes(const evidence &ev)
 	return nodes;
 }
 
+// The job's nodes: Slurm's node list, else every node the logs name.
+size_t nodes_in_job(const evidence &ev)
+{
+	size_t nodes = expand_nodelist(ev.job.nodelist).size();
+	if (ev.job.nodelist.empty())
+		for (size_t h = 0; h < ev.host_count(); h++) {
+			const std::string &n = ev.host_name(static_cast<int>(h));
+			if (!loopback_name(n) && !ip_literal(n))
+				nodes++;
+		}
+	return nodes;
+}
+
 void resolve_agent_workers(evidence &ev)
 {
 	if (ev.tasks_are_ranks)
@@ -145,16 +158,7 @@ void resolve_agent_workers(evidence &ev)
 	for (const auto &e : ev.events)
 		if (e.task >= 0 && e.local_rank >= 0)
 			agents.insert(e.task);
-	size_t nodes = expand_nodelist(ev.job.nodelist).size();
-	if (ev.job.nodelist.empty()) {
-		// No node list from Slurm: every node the logs name.
-		for (size_t h = 0; h < ev.host_count(); h++) {
-			const std::string &n = ev.host_name(static_cast<int>(h));
-			if (!loopback_name(n) && !ip_literal(n))
-				nodes++;
-		}
-	}
-	if (agents.size() == 1 && nodes == 1)
+	if (agents.size() == 1 && nodes_in_job(ev) == 1)
 		for (const auto &e : ev.events)
 			if (e.task >= 0 && e.local_rank >= 0) {
 				auto k = std::make_pair(e.task, e.local_rank);
@@ -181,6 +185,21 @@ void resolve_agent_workers(evidence &ev)
 		ri.local_rank = w.first.second;
 		ev.ranks.add(ri);
 	}
+}
+
+// The same without srun: the one machine's unlabelled output (torchrun's
+// "[default3]:" before each worker's lines) is one agent's, whose local
+// ranks are the global ones.
+void resolve_unlabelled_agent(evidence &ev)
+{
+	for (const auto &e : ev.events)
+		if (e.task >= 0 && e.local_rank >= 0)
+			return; // srun's labels say which agent
+	if (nodes_in_job(ev) != 1)
+		return;
+	for (auto &e : ev.events)
+		if (e.rank < 0 && e.task < 0 && e.local_rank >= 0 && ev.sources()[e.file].kind != source_kind::kernel_log)
+			e.rank = e.local_rank;
 }
 
 // A torchrun agent's failure block names its node ("host : gpu-c07"), and
@@ -464,6 +483,7 @@ void resolve_identities(evidence &ev)
 		}
 	}
 	resolve_agent_workers(ev);
+	resolve_unlabelled_agent(ev);
 	resolve_agent_stream_hosts(ev);
 	apply_agent_ranks(ev);
 	apply_launch_world(ev);
