@@ -156,6 +156,34 @@ START_TEST(a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside
 }
 END_TEST
 
+START_TEST(a_bar_glued_to_a_watchdog_line_is_no_progress_at_its_time)
+{
+	// Rank 0 alone logs iterations; the other ranks' tqdm bars were last
+	// drawn at some unknown time before their watchdog lines were glued on.
+	// Every rank timed out alike: nothing says rank 0 stopped first.
+	bundle b;
+	std::string log;
+	char buf[400];
+	for (int i = 0; i < 6; i++) {
+		snprintf(buf, sizeof(buf),
+			 "[2026-06-22T07:%02d:39.255682Z] 46913f19 [rank=0] ||  iteration %6d/   27591 | lm loss: 2.47E+00 |\n",
+			 i, 7829 + i);
+		log += buf;
+	}
+	for (int r = 0; r < 4; r++) {
+		snprintf(buf, sizeof(buf),
+			 "[2026-06-22T07:26:0%d.450609Z] 46913f19 [rank=%d] || %s[E0622 07:26:0%d.450609640 ProcessGroupNCCL.cpp:632] "
+			 "[Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=65131, OpType=ALLREDUCE, "
+			 "Timeout(ms)=600000) ran for 600082 milliseconds before timing out.\n",
+			 r, r, r == 0 ? "" : " 20%|##| 133/665 [18:34<08:28, 8.78s/it]", r, r);
+		log += buf;
+	}
+	b.file("job.out", log);
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "collective_hang", -1);
+}
+END_TEST
+
 START_TEST(traceback_header_names_its_rank)
 {
 	// An inference engine's logger prefix on the line that opens the
@@ -484,6 +512,7 @@ static Suite *suite()
 	tcase_add_test(t, caught_traceback_is_a_decoy);
 	tcase_add_test(t, chained_exceptions_are_one_failure);
 	tcase_add_test(t, a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside);
+	tcase_add_test(t, a_bar_glued_to_a_watchdog_line_is_no_progress_at_its_time);
 	tcase_add_test(t, traceback_header_names_its_rank);
 	tcase_add_test(t, one_nodes_interleaved_tracebacks_name_the_node);
 	tcase_add_test(t, handled_traceback_ending_in_a_fault_line_is_a_decoy);

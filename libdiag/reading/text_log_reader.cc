@@ -851,6 +851,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		// over early); null to look at seg from scratch. pre: seg's facts
 		// when a scanning thread found them already.
 		line_facts own, glued_facts;
+		// A bar with text glued after it was drawn before that text: the
+		// line's time is the text's, no time of the bar's progress.
+		bool in_glued_bar = false;
 		// A chain marker right after an exception: the next exception of
 		// this writer continues it.
 		auto note_chain = [&](writer_state &w, const capture_list &caps, uint64_t line_no) {
@@ -919,7 +922,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_ts[w.npending] = ts ? *ts : w.last_ts.kind != ts_kind::none ? w.last_ts : file_last_ts;
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
-					w.pending_own_time[w.npending] = ts || w.last_ts.kind != ts_kind::none;
+					w.pending_own_time[w.npending] = !in_glued_bar && (ts || w.last_ts.kind != ts_kind::none);
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
 					deferred = true;
@@ -958,7 +961,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].progress_ts = ts                                        ? *ts
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
-				writers[key].progress_own_time = ts || writers[key].last_ts.kind != ts_kind::none;
+				writers[key].progress_own_time = !in_glued_bar && (ts || writers[key].last_ts.kind != ts_kind::none);
 				writers[key].npending = 0;
 				return;
 			}
@@ -1290,6 +1293,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					process(piece, h, pre);
 					return;
 				}
+				// Every piece but the last ends where more text was glued on.
+				in_glued_bar = piece.data() + piece.size() < seg.data() + seg.size();
 				rules.scan_line(piece, glued_hits);
 				find_facts(piece, glued_hits, kind, rules, glued_facts);
 				line_identity &id = glued_facts.id;
@@ -1308,6 +1313,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					id.ray_actor = lead.ray_actor;
 				}
 				process(piece, &glued_hits, &glued_facts);
+				in_glued_bar = false;
 			});
 		};
 		// One raw line. pre: its literal hits when it is plain (no control
