@@ -1018,6 +1018,26 @@ START_TEST(identities_srun_task_ranges_are_hosts_of_those_ranks)
 }
 END_TEST
 
+// torchrun --standalone started every rank on one machine: a rank that
+// said nothing of its host ran on the one the logs name; without that
+// launch line, the one name is no proof.
+START_TEST(host_resolution_a_one_node_launch_places_every_rank_on_its_machine)
+{
+	for (int standalone = 0; standalone <= 1; standalone++) {
+		fixture f;
+		place(f, 1, "ml-ws07");
+		if (standalone) {
+			event &l = f.add(failure_class::unknown, event_role::context, -1, 0, 1);
+			l.captures = {{"one_node", "--standalone"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 0;
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, standalone ? f.ev.intern_host("ml-ws07") : -1);
+	}
+}
+END_TEST
+
 // A process in a Docker container sees the container's id as its host
 // name; mpirun's notice of the same rank names the machine.
 START_TEST(host_resolution_names_the_machine_not_the_container)
@@ -2973,6 +2993,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_an_nccl_lines_device_is_its_local_rank_under_a_launchers_slot_table);
 	tcase_add_test(t, host_resolution_names_a_node_not_its_address);
 	tcase_add_test(t, host_resolution_names_the_machine_not_the_container);
+	tcase_add_test(t, host_resolution_a_one_node_launch_places_every_rank_on_its_machine);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);

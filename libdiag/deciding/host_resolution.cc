@@ -655,11 +655,36 @@ int host_of_block(const evidence &ev, int rank, int per_node)
 	return laid_out && host >= 0 && !loopback_name(ev.host_name(host)) ? host : -1;
 }
 
+// A launch line that started every rank on one node (torchrun
+// --standalone, --nnodes 1).
+bool launched_on_one_node(const evidence &ev)
+{
+	for (const auto &e : ev.events)
+		if (!e.dropped && !e.capture("one_node").empty())
+			return true;
+	return false;
+}
+
+// The one machine the logs name (an address or "localhost" aside), or -1.
+int sole_named_machine(const evidence &ev)
+{
+	int own = -1;
+	for (size_t i = 0; i < ev.host_count(); i++) {
+		const std::string &n = ev.host_name(static_cast<int>(i));
+		if (loopback_name(n) || ip_literal(n))
+			continue;
+		if (own >= 0)
+			return -1;
+		own = static_cast<int>(i);
+	}
+	return own;
+}
+
 int host_by_layout(evidence &ev, int rank)
 {
 	std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist);
 	if (nodes.empty() && ev.job.nodelist.empty())
-		return host_by_blocks(ev, rank);
+		return launched_on_one_node(ev) ? sole_named_machine(ev) : host_by_blocks(ev, rank);
 	if (nodes.size() == 1)
 		return ev.intern_host(nodes[0]);
 	int world = ev.ranks.world_size();
