@@ -512,6 +512,30 @@ START_TEST(hang_structure_a_rank_that_enqueued_the_collective_reached_it)
 }
 END_TEST
 
+// Two pools' subgroups and a cross-pool pair each count their own work:
+// the pair's SeqNum and enqueued work say nothing against the pools'. The
+// rank of the world that reported nothing is the one missing.
+START_TEST(hang_structure_compares_work_within_one_process_group)
+{
+	for (int groups = 1; groups <= 2; groups++) {
+		fixture f;
+		for (int r = 1; r < 8; r++) {
+			bool cross = r == 4;
+			watchdog(f, r, cross ? 5001 : 40011, cross ? "RECV" : "ALLREDUCE", cross ? "4194304" : "8388608");
+			event &e = f.ev.events.back();
+			e.last_enqueued = cross ? 5001 : 40011;
+			if (groups == 2)
+				e.captures.emplace_back("pg", cross ? "3" : r < 4 ? "1" : "2");
+		}
+		f.ev.ranks.note_world_size(8);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+		ck_assert_int_eq(cx.hv.suspects[0], groups == 2 ? 0 : 4);
+	}
+}
+END_TEST
+
 START_TEST(hang_structure_keeps_every_flight_recorder_suspect)
 {
 	fixture f;
@@ -2959,6 +2983,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped);
 	tcase_add_test(t, hang_structure_a_rank_that_enqueued_the_collective_reached_it);
+	tcase_add_test(t, hang_structure_compares_work_within_one_process_group);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);

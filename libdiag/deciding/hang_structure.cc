@@ -83,6 +83,58 @@ bool desync(const evidence &ev, hang_view &hv)
 	return false;
 }
 
+// Whether the ranks' watchdogs report timeouts in more than one process
+// group (the default group, PG 0, where a line names none).
+bool several_groups(const evidence &ev)
+{
+	std::map<int, std::string> pg_of;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.kind != rule_kind::watchdog)
+			continue;
+		std::string pg = e.capture("pg");
+		if (!pg.empty())
+			pg_of[e.rank] = pg;
+	}
+	std::set<std::string> groups;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.kind == rule_kind::watchdog)
+			groups.insert(pg_of.count(e.rank) ? pg_of[e.rank] : "0");
+	return groups.size() > 1;
+}
+
+// Lowest last-enqueued: the rank that never reached the collective.
+// Those behind must be a minority, or one of two ranks where the other
+// went on enqueuing past the collective it waits in (no vote needed:
+// it got further). Two ranks that each wait in their own last enqueued
+// collective are a desync, and the logs do not say which one strayed.
+bool behind_in_enqueued(const std::map<int, long long> &enq, const std::map<int, long long> &seq, hang_view &hv)
+{
+	if (enq.size() < 2)
+		return false;
+	long long lo = LLONG_MAX, hi = LLONG_MIN;
+	for (const auto &x : enq) {
+		lo = std::min(lo, x.second);
+		hi = std::max(hi, x.second);
+	}
+	if (lo == hi)
+		return false;
+	std::vector<int> low;
+	for (const auto &x : enq)
+		if (x.second == lo)
+			low.push_back(x.first);
+	// Of two ranks (lo < hi: one is behind), the other is ahead.
+	int ahead = enq.begin()->first == low[0] ? enq.rbegin()->first : enq.begin()->first;
+	bool lone_of_two = enq.size() == 2 && seq.count(ahead) && hi > seq.at(ahead);
+	// A minority behind must not have enqueued the collective the others
+	// wait in: one that did reached it too.
+	bool never_reached = hv.seq < 0 || lo < hv.seq;
+	if (!lone_of_two && !(low.size() * 2 < enq.size() && never_reached))
+		return false;
+	hv.suspects = low;
+	hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" + std::to_string(hi) + ")";
+	return true;
+}
+
 hang_view analyse_watchdogs(const evidence &ev)
 {
 	hang_view hv;
@@ -108,37 +160,11 @@ hang_view analyse_watchdogs(const evidence &ev)
 	if (!seq_count.empty())
 		hv.seq = std::max_element(seq_count.begin(), seq_count.end(),
 					  [](auto &a, auto &b) { return a.second < b.second; })->first;
-	// Lowest last-enqueued: the rank that never reached the collective.
-	// Those behind must be a minority, or one of two ranks where the other
-	// went on enqueuing past the collective it waits in (no vote needed:
-	// it got further). Two ranks that each wait in their own last enqueued
-	// collective are a desync, and the logs do not say which one strayed.
-	if (enq.size() >= 2) {
-		long long lo = LLONG_MAX, hi = LLONG_MIN;
-		for (const auto &x : enq) {
-			lo = std::min(lo, x.second);
-			hi = std::max(hi, x.second);
-		}
-		if (lo < hi) {
-			std::vector<int> low;
-			for (const auto &x : enq)
-				if (x.second == lo)
-					low.push_back(x.first);
-			// Of two ranks (lo < hi: one is behind), the other is ahead.
-			int ahead = enq.begin()->first == low[0] ? enq.rbegin()->first : enq.begin()->first;
-			bool lone_of_two = enq.size() == 2 && seq.count(ahead) && hi > seq.at(ahead);
-			// A minority behind must not have enqueued the collective
-			// the others wait in: one that did reached it too.
-			bool never_reached = hv.seq < 0 || lo < hv.seq;
-			if (lone_of_two || (low.size() * 2 < enq.size() && never_reached)) {
-				hv.suspects = low;
-				hv.why = "its last enqueued collective (" + std::to_string(lo) + ") is behind the others' (" +
-					 std::to_string(hi) + ")";
-				return hv;
-			}
-		}
-	}
-	if (desync(ev, hv))
+	// Ranks that wait in different process groups (a pipeline's or a
+	// pool's subgroup: "[PG ID 3 PG GUID 7(cross_ab) Rank 1]") count their
+	// work apart: sequence numbers, collectives and enqueued work compare
+	// within one group only. Who is missing still says something.
+	if (!several_groups(ev) && (behind_in_enqueued(enq, seq, hv) || desync(ev, hv)))
 		return hv;
 	// Who is missing: every other rank of a known world was waiting in a
 	// collective (its watchdog reported, or aborted it: SIGABRT). A rank
