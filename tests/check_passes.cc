@@ -1102,6 +1102,25 @@ START_TEST(host_resolution_names_a_node_not_its_address)
 }
 END_TEST
 
+// DeepSpeed's launcher names each worker's pid; the kernel's OOM kill
+// names only the pid: on one machine, that is the worker's rank. A pid no
+// spawn line named stays no rank's.
+START_TEST(identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line)
+{
+	for (int spawned = 0; spawned <= 1; spawned++) {
+		fixture f;
+		event &sp = f.add(failure_class::unknown, event_role::context, 1, 0, 9);
+		sp.pid = spawned ? 58213 : 58214;
+		sp.captures = {{"spawned", "spawned"}};
+		event &k = f.add(failure_class::host_oom, event_role::initiating, -1, 300, 11, f.kern);
+		k.pid = 58213;
+		k.host = f.ev.intern_host("ws-l40s03");
+		resolve_identities(f.ev);
+		ck_assert_int_eq(f.ev.events[1].rank, spawned ? 1 : -1);
+	}
+}
+END_TEST
+
 // torchrun without srun on one machine: its "[default1]:" prefix is the
 // worker's local rank, and on one node the global rank too.
 START_TEST(identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks)
@@ -3021,6 +3040,7 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_a_one_node_launch_places_every_rank_on_its_machine);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks);
+	tcase_add_test(t, identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);

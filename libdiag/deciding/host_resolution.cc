@@ -444,6 +444,33 @@ std::vector<bool> apply_numbered_files(evidence &ev)
 } // namespace
 
 // Ranks, hosts and pids that one line did not name come from the others.
+// A launcher's line naming a worker's pid once its rank is known
+// (DeepSpeed's "process P spawned with command: [... --local_rank=L]"):
+// that pid is the rank's, and a line naming only the pid (the kernel's
+// "Killed process P") is that rank's. On one machine the kernel's host
+// name and the launcher's "localhost" are the same.
+void apply_spawned_pids(evidence &ev, bool single_machine)
+{
+	bool added = false;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.pid > 0 && !e.capture("spawned").empty()) {
+			rank_info ri;
+			ri.rank = e.rank;
+			ri.pid = e.pid;
+			ev.ranks.add(ri);
+			added = true;
+		}
+	if (!added)
+		return;
+	for (auto &e : ev.events) {
+		if (e.rank >= 0 || e.pid <= 0)
+			continue;
+		e.rank = ev.ranks.rank_of_pid(e.host, e.pid);
+		if (e.rank < 0 && single_machine)
+			e.rank = ev.ranks.rank_of_pid(-1, e.pid);
+	}
+}
+
 void resolve_identities(evidence &ev)
 {
 	const std::vector<bool> one_task = apply_numbered_files(ev);
@@ -543,6 +570,7 @@ void resolve_identities(evidence &ev)
 		if (e.rank >= 0)
 			ev.ranks.note_world_size(e.rank + 1);
 	}
+	apply_spawned_pids(ev, single_machine);
 }
 
 namespace {
