@@ -599,6 +599,21 @@ START_TEST(sacct_json_output)
 	DIAG_CK_STR_EQ(ev.job.job_id, "77");
 	DIAG_CK_STR_EQ(ev.job.state, "TIMEOUT");
 	ck_assert(ev.job.end_us == 1790003600LL * 1000000);
+	// Elapsed (seconds), Timelimit (minutes) and the exit code, in 21.08's
+	// shapes and in 23.02's {"set", "number"} objects.
+	const char *shapes[] = {
+		"{\"jobs\":[{\"job_id\":9,\"state\":{\"current\":\"FAILED\"},\"exit_code\":{\"return_code\":0,"
+		"\"signal\":{\"signal_id\":2}},\"time\":{\"elapsed\":14370,\"limit\":240}}]}",
+		"{\"jobs\":[{\"job_id\":9,\"state\":{\"current\":[\"FAILED\"]},\"exit_code\":{\"return_code\":{\"set\":true,"
+		"\"number\":0},\"signal\":{\"id\":{\"set\":true,\"number\":2}}},\"time\":{\"elapsed\":14370,"
+		"\"limit\":{\"set\":true,\"infinite\":false,\"number\":240}}}]}"};
+	for (const char *j : shapes) {
+		evidence e2;
+		ck_assert(read_sacct_json(j, e2));
+		DIAG_CK_STR_EQ(e2.job.exit_code, "0:2");
+		ck_assert_int_eq(e2.job.elapsed_s, 14370);
+		ck_assert_int_eq(e2.job.timelimit_s, 14400);
+	}
 }
 END_TEST
 

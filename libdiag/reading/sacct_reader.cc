@@ -277,6 +277,24 @@ bool read_sacct_json(std::string_view text, evidence &ev)
 			if (json_is_integer(lim) && json_integer_value(lim) > 0 && json_integer_value(lim) < 100LL * 365 * 1440)
 				ev.job.timelimit_s = json_integer_value(lim) * 60;
 		}
+		// exit_code: {"return_code": N, "signal": {"id": S}} (21.08), with
+		// {"set", "number"} objects for numbers from 23.02 on: "N:S" as
+		// sacct -P prints it.
+		auto number = [](json_t *v) -> long long {
+			if (json_is_object(v))
+				v = json_object_get(v, "number");
+			return json_is_integer(v) ? json_integer_value(v) : -1;
+		};
+		json_t *xc = json_object_get(job, "exit_code");
+		if (json_is_object(xc)) {
+			long long code = number(json_object_get(xc, "return_code"));
+			json_t *sig = json_object_get(xc, "signal");
+			long long signo = json_is_object(sig) ? number(json_object_get(sig, "id")) : -1;
+			if (signo < 0 && json_is_object(sig))
+				signo = number(json_object_get(sig, "signal_id"));
+			if (code >= 0 && code < 256 && signo < 256)
+				ev.job.exit_code = std::to_string(code) + ":" + std::to_string(signo < 0 ? 0 : signo);
+		}
 		json_t *nodes = json_object_get(job, "nodes");
 		if (json_is_string(nodes))
 			ev.job.nodelist = json_string_value(nodes);
