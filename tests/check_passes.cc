@@ -577,6 +577,29 @@ START_TEST(decide_a_kill_after_the_timeouts_is_the_hang_culprit)
 }
 END_TEST
 
+// The rank srun SIGKILLed had reported its own watchdog timeout: it was
+// waiting like the other, and the kill is the teardown. A hang, whatever
+// order the unstamped lines of different files come in.
+START_TEST(decide_a_kill_of_a_rank_that_timed_out_is_teardown)
+{
+	fixture f;
+	f.ev.tasks_are_ranks = true;
+	source_file task1;
+	task1.path = "job-1.out";
+	const uint32_t second = f.ev.add_source(task1);
+	for (int r = 0; r < 2; r++) {
+		watchdog(f, r, 53741, r ? "REDUCE_SCATTER" : "ALLREDUCE", "");
+		f.ev.events.back().file = r ? second : f.log; // a file per task
+		f.ev.events.back().time_us = no_time;
+	}
+	sigkill(f, 1, 3).time_us = no_time;
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	pass_decide(cx);
+	ck_assert(cx.d.cls == failure_class::collective_hang);
+}
+END_TEST
+
 START_TEST(decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause)
 {
 	fixture f;
@@ -3005,6 +3028,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_compares_work_within_one_process_group);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
+	tcase_add_test(t, decide_a_kill_of_a_rank_that_timed_out_is_teardown);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);

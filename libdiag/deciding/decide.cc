@@ -157,7 +157,9 @@ void without_initiator(diagnosis_context &cx)
 	decision &d = cx.d;
 	const evidence &ev = cx.ev;
 	const hang_view &hv = cx.hv;
-	if (std::vector<int> killed = sigkilled_ranks(ev); killed.size() == 1) {
+	// A rank whose own watchdog reported the timeout was waiting in the
+	// collective like the others: its SIGKILL is the teardown after it.
+	if (std::vector<int> killed = sigkilled_ranks(ev); killed.size() == 1 && !hv.reporting_ranks.count(killed[0])) {
 		// One process SIGKILLed and nothing else to say: it went first (the
 		// others then wait for it in a collective: it is why they hang).
 		// SIGKILL says killed, not why: out of memory only where the
