@@ -1144,33 +1144,21 @@ START_TEST(identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line)
 }
 END_TEST
 
-// torchrun without srun on one machine: its "[default1]:" prefix is the
-// worker's local rank, and on one node the global rank too.
-START_TEST(identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks)
-{
-	for (int nodes = 1; nodes <= 2; nodes++) {
-		fixture f;
-		f.ev.job.nodelist = nodes == 1 ? "dgx67" : "dgx[67-68]";
-		event &nan = f.add(failure_class::nan_inf, event_role::initiating, -1, 0, 130);
-		nan.local_rank = 1;
-		resolve_identities(f.ev);
-		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 1 : -1);
-	}
-}
-END_TEST
-
+// "0: [default3]:ModuleNotFoundError ..." and no failure block: under one
+// srun task, or with no srun at all ("[default3]:" alone), one agent on a
+// job of one node runs ranks equal to its local ranks.
 START_TEST(identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks)
 {
-	for (int nodes = 1; nodes <= 2; nodes++) {
-		fixture f;
-		f.ev.job.nodelist = nodes == 1 ? "gpu-a34" : "gpu-a[34-35]";
-		// "0: [default3]:ModuleNotFoundError ..." and no failure block.
-		event &crash = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
-		crash.task = 0;
-		crash.local_rank = 3;
-		resolve_identities(f.ev);
-		ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 3 : -1);
-	}
+	for (int labelled = 0; labelled <= 1; labelled++)
+		for (int nodes = 1; nodes <= 2; nodes++) {
+			fixture f;
+			f.ev.job.nodelist = nodes == 1 ? "gpu-a34" : "gpu-a[34-35]";
+			event &crash = f.add(failure_class::launch_failure, event_role::initiating, -1, 0, 4);
+			crash.task = labelled ? 0 : -1;
+			crash.local_rank = 3;
+			resolve_identities(f.ev);
+			ck_assert_int_eq(f.ev.events[0].rank, nodes == 1 ? 3 : -1);
+		}
 }
 END_TEST
 
@@ -3063,7 +3051,6 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_names_the_machine_not_the_container);
 	tcase_add_test(t, host_resolution_a_one_node_launch_places_every_rank_on_its_machine);
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
-	tcase_add_test(t, identities_one_machines_unlabelled_agent_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);

@@ -926,15 +926,7 @@ int named_host(const evidence &ev, int host)
 	// "localhost" (a launcher's table on one machine) is every machine's
 	// name for itself: the machine's own name, where the job shows one.
 	if (host >= 0 && loopback_name(ev.host_name(host))) {
-		int own = -1;
-		for (size_t i = 0; i < ev.host_count(); i++) {
-			const std::string &n = ev.host_name(static_cast<int>(i));
-			if (loopback_name(n) || ip_literal(n))
-				continue;
-			if (own >= 0)
-				return host; // several machines: which one is not known
-			own = static_cast<int>(i);
-		}
+		int own = sole_named_machine(ev); // (several: which one is not known)
 		return own >= 0 ? own : host;
 	}
 	if (host < 0 || !ip_literal(ev.host_name(host)))
