@@ -184,6 +184,35 @@ START_TEST(a_bar_glued_to_a_watchdog_line_is_no_progress_at_its_time)
 }
 END_TEST
 
+START_TEST(a_tensorflow_wrapper_of_a_victims_error_is_a_victim)
+{
+	// "UnknownError: Graph execution error:" wraps the op's message some
+	// lines below: Horovod shut down after another rank left is no fault of
+	// these ranks; an op's own error (a bad index) is the rank's.
+	for (int victim = 0; victim <= 1; victim++) {
+		bundle b;
+		std::string log;
+		for (int r = 1; r <= (victim ? 3 : 1); r++) {
+			std::string p = "[1," + std::to_string(r) + "]<stderr>:";
+			log += p + "Traceback (most recent call last):\n" + p + "  File \"train.py\", line 260, in _steps\n" + p +
+			       "tensorflow.python.framework.errors_impl." + (victim ? "UnknownError" : "InvalidArgumentError") +
+			       ": Graph execution error:\n" + p + "\n" + p + "Detected at node 'HorovodAllreduce_1' defined at:\n" + p +
+			       "    File \"train.py\", line 545, in _apply_gradients\n" + p + "Node: 'HorovodAllreduce_1'\n" + p +
+			       (victim ? "Horovod has been shut down. This was caused by an exception on one of the ranks or an "
+					 "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.\n"
+				       : "indices[3] = 12 is not in [0, 10)\n") +
+			       p + "\t [[{{node HorovodAllreduce_1}}]] [Op:__inference__step_50022]\n";
+		}
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (victim)
+			ck_assert(std::string(class_name(v.cls)) != "python_exception");
+		else
+			DIAG_CK_VERDICT(v, "python_exception", 1);
+	}
+}
+END_TEST
+
 START_TEST(traceback_header_names_its_rank)
 {
 	// An inference engine's logger prefix on the line that opens the
@@ -513,6 +542,7 @@ static Suite *suite()
 	tcase_add_test(t, chained_exceptions_are_one_failure);
 	tcase_add_test(t, a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside);
 	tcase_add_test(t, a_bar_glued_to_a_watchdog_line_is_no_progress_at_its_time);
+	tcase_add_test(t, a_tensorflow_wrapper_of_a_victims_error_is_a_victim);
 	tcase_add_test(t, traceback_header_names_its_rank);
 	tcase_add_test(t, one_nodes_interleaved_tracebacks_name_the_node);
 	tcase_add_test(t, handled_traceback_ending_in_a_fault_line_is_a_decoy);

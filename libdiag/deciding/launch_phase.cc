@@ -180,8 +180,14 @@ void pass_launch_phase(diagnosis_context &cx)
 			}
 		return;
 	}
+	// A host's own adapter failing (a port error the HCA reports: a rule of
+	// node scope) is the network's whenever it comes: the link, not the
+	// set-up, is what to look at.
+	const bool host_link = d.cls == failure_class::network && d.first && d.first->r &&
+			       d.first->r->scope == rule::fault_scope::node;
 	if ((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error ||
 	     d.cls == failure_class::filesystem) &&
+	    !host_link &&
 	    d.first && (d.cls == failure_class::filesystem ? fault_on_init_trail(cx, *d.first) : during_startup(cx.ev, *d.first)))
 		d.cls = failure_class::launch_failure;
 	else if (!(d.cls == failure_class::launch_failure && d.first && nothing_ran(cx.ev)))

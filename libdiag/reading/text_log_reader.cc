@@ -172,6 +172,7 @@ bool may_have_label_and_rank(std::string_view s, unsigned markers)
 // their patterns run newest first when the ring fills or the file ends:
 // one confirmed line settles all older ones.
 constexpr size_t progress_ring = 8;
+constexpr uint64_t wrapper_lines = 80;    // how far below a wrapping exception its message may be
 constexpr size_t progress_max_body = 256;  // longer bodies are matched at once
 constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache misses cost more)
 
@@ -196,6 +197,8 @@ struct writer_state {
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	long wrapper_exc = -1;           // an exception whose message is in the lines below (wraps)
+	uint64_t wrapper_line = 0;
 	uint64_t handler_frame_line = 0; // last frame of a launcher's signal handler
 	int handled_rank = -1;           // the rank that line names (-1: none)
 	long last_event = -1;            // index of the writer's last kept event
@@ -1261,11 +1264,33 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.handled = true;
 			if (e.role == event_role::initiating && rules.says_startup(id.body))
 				e.at_startup = true;
+			// TensorFlow's "X: Graph execution error:" wraps the failing
+			// op's own message in the lines below it: a victim's message
+			// there ("Horovod has been shut down") makes the wrapper a
+			// victim too. Another exception ends the wait.
+			if (w.wrapper_exc >= 0 && line_no - w.wrapper_line > wrapper_lines)
+				w.wrapper_exc = -1;
+			if (w.wrapper_exc >= 0 && e.role == event_role::victim) {
+				event &wx = ev.events[static_cast<size_t>(w.wrapper_exc)];
+				if (wx.role == event_role::initiating) {
+					wx.role = event_role::victim;
+					wx.cls = e.cls; // one error: the wrapped one's
+					wx.why_not = "the error it wraps is a victim's";
+				}
+				w.wrapper_exc = -1;
+			} else if (ends_traceback) {
+				w.wrapper_exc = -1;
+			}
+			const bool wraps = !caps.get("wraps").empty();
 			bool timeless = !ts;
 			long idx = ev.add(std::move(e));
 			if (timeless && idx >= 0)
 				untimed.push_back(idx);
 			if (idx >= 0) {
+				if (wraps) {
+					w.wrapper_exc = idx;
+					w.wrapper_line = line_no;
+				}
 				w.last_event = idx;
 				w.last_event_line = line_no;
 				if (ends_traceback) {
