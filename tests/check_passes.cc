@@ -625,6 +625,16 @@ START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
 	f.ev.last_progress[writer_key(f.log, 0)] = 2; // something had run
 	const decision d2 = through_launch_phase(f, false);
 	ck_assert(d2.cls == failure_class::network);
+	// A host's adapter reporting its port failing (a node's rule) is the
+	// network's even before anything ran.
+	fixture g;
+	rule port;
+	port.id = "test.port_error";
+	port.scope = rule::fault_scope::node;
+	event &e = g.add(failure_class::network, event_role::initiating, -1, 0, 3);
+	e.r = &port;
+	e.host = g.ev.intern_host("mi3x-vm02");
+	ck_assert(through_launch_phase(g, false).cls == failure_class::network);
 }
 END_TEST
 
