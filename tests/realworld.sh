@@ -49,14 +49,21 @@
 # 0.99/1.00/1.00, held-out 0.83/0.85/0.80, batch 31's held-out half
 # (JAX/XLA, TensorFlow, Horovod) 0/4 on class at first score taking the
 # class floor to 0.83; 410 with batches 33-36: dev 0.99/0.99/0.99 (224/226),
-# held-out 0.84/0.84/0.79, the rank floor to 0.83).
+# held-out 0.84/0.84/0.79, the rank floor to 0.83; 466 with batches 37-43
+# (56 cases, each scored by the engine of its day before any change for it:
+# held-out 19/28, 26/28, 8/15 at first score, unchanged since): dev
+# 0.98/0.98/0.99, held-out 0.83/0.87/0.76, the 184 earlier held-out cases
+# 156/184, 158/184, 87/110; the class floor to 0.82 and the host floor to
+# 0.75 for the new batches' held-out halves (0/4 and 1/4 on class for the
+# multi-node-host and non-PyTorch batches), the rank floor to 0.86, dev
+# class to 0.97 for their dev halves' conventions left alone).
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
-REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.83}
-REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.83}
-REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.78}
-REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.98}
+REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.82}
+REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.86}
+REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.75}
+REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.97}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.98}
 REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.98}
 
