@@ -1175,8 +1175,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			// A fault line another rule read ("OSError: [Errno 28] ...")
 			// ends an open traceback as an exception line does.
 			ends_traceback = r->kind == rule_kind::exception ||
-					      (r->role != event_role::context && w.traceback_line &&
-					       line_no - w.traceback_line < 2000 && rules.shaped_as_exception(id.body));
+					 (r->role != event_role::context && w.traceback_line &&
+					  line_no - w.traceback_line < 2000 && rules.shaped_as_exception(id.body));
 			if (ends_traceback) {
 				// Remember whether a traceback of this writer led here, and
 				// whether a handler printed it.
