@@ -117,7 +117,9 @@ void word_verdict(const explain_input &x, verdict &v)
 		v.summary = d.first_host >= 0 ? "node " + ev.host_name(d.first_host) + " failed" : phrase;
 	else if (cls == failure_class::collective_hang && !first) {
 		v.summary = singled ? who(d.first_rank, v.first_host) + " stopped making progress: " + d.hang_why
-				    : std::to_string(d.hang_reporting) + " ranks timed out in collectives" +
+				    : (d.hang_reporting > 1   ? std::to_string(d.hang_reporting) + " ranks timed out in collectives"
+				       : d.hang_reporting == 1 ? std::string("1 rank timed out in a collective")
+							       : std::string("the job stopped making progress")) +
 					      (d.hang_seq >= 0 ? " (SeqNum=" + std::to_string(d.hang_seq) + ")" : std::string()) +
 					      "; the logs do not single out the rank that stopped";
 	} else if (cls == failure_class::unknown && !singled) {
