@@ -1353,6 +1353,29 @@ START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there
 }
 END_TEST
 
+// An Xid whose bus id no rank map places names its node only; the one
+// rank there whose CUDA calls failed at that moment is the GPU's. Two such
+// ranks on the node, or one a minute later, say nothing.
+START_TEST(fault_choice_a_gpu_fault_takes_the_rank_whose_cuda_failed_with_it)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		for (int r = 0; r < 8; r++)
+			place(f, r, r < 4 ? "hpc0796" : "hpc0797");
+		event &xid = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 3, f.kern);
+		xid.host = f.ev.intern_host("hpc0797");
+		f.add(failure_class::cuda_error, event_role::initiating, 6, variant == 2 ? 60 : 0.9, 10);
+		f.add(failure_class::cuda_error, event_role::initiating, 1, 0.5, 11); // another node's
+		if (variant == 1)
+			f.add(failure_class::cuda_error, event_role::initiating, 5, 1.2, 12);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert_ptr_eq(cx.best.e, &f.ev.events[0]);
+		ck_assert_int_eq(cx.d.borrowed_rank, variant == 0 ? 6 : -1);
+	}
+}
+END_TEST
+
 // srun's unstamped report of several ranks' error exits, one line after
 // another, is in the order srun heard of them: its first rank is no first
 // failure to lend a fault that names none. One error exit alone is.
@@ -3064,6 +3087,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
+	tcase_add_test(t, fault_choice_a_gpu_fault_takes_the_rank_whose_cuda_failed_with_it);
 	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);
 	tcase_add_test(t, common_mode_counts_processes_whose_traceback_names_no_rank);
 	tcase_add_test(t, common_mode_counts_tracebacks_under_one_label);

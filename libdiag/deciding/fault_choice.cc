@@ -7,11 +7,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 namespace diag {
 
 namespace {
+
+// How close in time a rank's CUDA error must be to a GPU fault to be its.
+constexpr int64_t cuda_error_reach_us = 10 * us_per_s;
 
 // How far apart two events on one host may be for the stronger one to
 // explain the weaker (an Xid and the CUDA error it caused).
@@ -76,6 +80,26 @@ int sole_crashed_rank_on(const evidence &ev, int host)
 	return ranks.size() == 1 ? *ranks.begin() : -1;
 }
 
+// A GPU's fault that names no rank (an Xid whose bus id no rank map
+// places) on a node where, within seconds of it, exactly one rank's CUDA
+// calls failed: that rank's GPU is the one that faulted.
+int sole_cuda_error_rank_near(const evidence &ev, const event &fault)
+{
+	if (fault.host < 0 || fault.time_us == no_time)
+		return -1;
+	std::set<int> ranks;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.rank < 0 || e.cls != failure_class::cuda_error || e.time_us == no_time)
+			continue;
+		const rank_info *ri = ev.ranks.by_rank(e.rank);
+		int host = e.host >= 0 ? e.host : ri ? ri->host : -1;
+		const int64_t reach = cuda_error_reach_us + static_cast<int64_t>((e.time_unc_s + fault.time_unc_s) * 1e6);
+		if (host == fault.host && std::llabs(e.time_us - fault.time_us) <= reach)
+			ranks.insert(e.rank);
+	}
+	return ranks.size() == 1 ? *ranks.begin() : -1;
+}
+
 // The process an Xid names (pid=N) is the one whose exit names that pid
 // (torchrun's "failed (exitcode: 1) local_rank: 1 (pid: N)"), however the
 // two lines name the node (a pdsh address prefix, the kernel's host name).
@@ -129,6 +153,9 @@ void borrow_rank(diagnosis_context &cx)
 		borrowed = xv.first_self_exit->rank;
 	else if (int own = sole_crashed_rank_on(cx.ev, best.e->host); own >= 0)
 		borrowed = own;
+	else if (int gpu = best.e->cls == failure_class::gpu_hardware ? sole_cuda_error_rank_near(cx.ev, *best.e) : -1;
+		 gpu >= 0)
+		borrowed = gpu;
 	else if (xv.not_torn_down.size() == 1)
 		borrowed = xv.not_torn_down[0];
 	if (borrowed >= 0) {
