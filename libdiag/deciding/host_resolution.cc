@@ -113,17 +113,23 @@ std::map<int, int> srun_task_nodes(const evidence &ev)
 	return nodes;
 }
 
+// The machines the logs name by a name of their own ("localhost" and
+// addresses aside).
+std::vector<int> named_machines(const evidence &ev)
+{
+	std::vector<int> out;
+	for (size_t h = 0; h < ev.host_count(); h++) {
+		const std::string &n = ev.host_name(static_cast<int>(h));
+		if (!loopback_name(n) && !ip_literal(n))
+			out.push_back(static_cast<int>(h));
+	}
+	return out;
+}
+
 // The job's nodes: Slurm's node list, else every node the logs name.
 size_t nodes_in_job(const evidence &ev)
 {
-	size_t nodes = expand_nodelist(ev.job.nodelist).size();
-	if (ev.job.nodelist.empty())
-		for (size_t h = 0; h < ev.host_count(); h++) {
-			const std::string &n = ev.host_name(static_cast<int>(h));
-			if (!loopback_name(n) && !ip_literal(n))
-				nodes++;
-		}
-	return nodes;
+	return ev.job.nodelist.empty() ? named_machines(ev).size() : expand_nodelist(ev.job.nodelist).size();
 }
 
 void resolve_agent_workers(evidence &ev)
@@ -696,16 +702,8 @@ bool launched_on_one_node(const evidence &ev)
 // The one machine the logs name (an address or "localhost" aside), or -1.
 int sole_named_machine(const evidence &ev)
 {
-	int own = -1;
-	for (size_t i = 0; i < ev.host_count(); i++) {
-		const std::string &n = ev.host_name(static_cast<int>(i));
-		if (loopback_name(n) || ip_literal(n))
-			continue;
-		if (own >= 0)
-			return -1;
-		own = static_cast<int>(i);
-	}
-	return own;
+	std::vector<int> named = named_machines(ev);
+	return named.size() == 1 ? named[0] : -1;
 }
 
 int host_by_layout(evidence &ev, int rank)
