@@ -1325,6 +1325,55 @@ START_TEST(exits_a_negative_exit_code_takes_its_signals_class)
 }
 END_TEST
 
+// A writer's events of one rule are capped, but of a reading the newest
+// takes the last kept one's place.
+START_TEST(evidence_keeps_a_writers_newest_reading)
+{
+	evidence ev;
+	for (int i = 0; i < 6; i++) {
+		event e;
+		e.rule_id = "test.reading";
+		e.rank = 0;
+		e.line = static_cast<uint64_t>(i + 1);
+		e.captures = {{"host_mem_percent", std::to_string(50 + i * 9)}};
+		ev.add(std::move(e));
+	}
+	ck_assert_uint_eq(ev.events.size(), 3);
+	ck_assert_uint_eq(ev.events[2].line, 6);
+	DIAG_CK_STR_EQ(ev.events[2].capture("host_mem_percent"), "95");
+	// Other rules' events past the cap stay dropped.
+	for (int i = 0; i < 5; i++) {
+		event e;
+		e.rule_id = "test.plain";
+		e.line = static_cast<uint64_t>(10 + i);
+		ev.add(std::move(e));
+	}
+	ck_assert_uint_eq(ev.events.size(), 6);
+	ck_assert_uint_eq(ev.events[5].line, 12);
+}
+END_TEST
+
+// The job's own last reading of its host's memory stands for the kernel's
+// word where no kernel log came: 90% or more, and the last one counts.
+START_TEST(exits_a_sigkill_after_a_nearly_full_host_memory_reading_is_host_oom)
+{
+	for (const char *last : {"95.3", "64.0"}) {
+		fixture f;
+		exited(f, 1, -9, 5, 9);
+		event &early = f.add(failure_class::unknown, event_role::context, 0, 1, 3);
+		early.captures = {{"host_mem_percent", std::string(last) == "95.3" ? "57.9" : "96.0"}};
+		event &late = f.add(failure_class::unknown, event_role::context, 0, 2, 6);
+		late.captures = {{"host_mem_percent", last}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_exit_signals(cx);
+		if (std::string(last) == "95.3")
+			ck_assert(f.ev.events[0].role == event_role::initiating && f.ev.events[0].cls == failure_class::host_oom);
+		else
+			ck_assert(f.ev.events[0].role == event_role::context);
+	}
+}
+END_TEST
+
 START_TEST(fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there)
 {
 	fixture f;
@@ -3086,6 +3135,8 @@ static Suite *suite()
 	tcase_add_test(t, identities_one_agent_on_one_node_runs_ranks_equal_to_local_ranks);
 	tcase_add_test(t, identities_a_spawned_workers_pid_names_its_rank_in_the_kernels_line);
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
+	tcase_add_test(t, exits_a_sigkill_after_a_nearly_full_host_memory_reading_is_host_oom);
+	tcase_add_test(t, evidence_keeps_a_writers_newest_reading);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, fault_choice_a_gpu_fault_takes_the_rank_whose_cuda_failed_with_it);
 	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <climits>
+#include <cstdlib>
 #include <set>
 
 namespace diag {
@@ -155,9 +156,26 @@ bool crash_signal(int sig)
 	return sig == SIGILL || sig == SIGBUS || sig == SIGFPE || sig == SIGSEGV;
 }
 
+// Whether the job's own last reading of its host's memory (a
+// host_mem_percent capture) found it nearly full: what a kernel log would
+// have said, where none came with the job.
+bool host_memory_nearly_full(const evidence &ev)
+{
+	const event *last = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.capture("host_mem_percent").empty())
+			continue;
+		bool later = !last || (e.file == last->file ? e.line > last->line
+				       : e.time_us != no_time && last->time_us != no_time && e.time_us >= last->time_us);
+		if (later)
+			last = &e;
+	}
+	return last && strtod(last->capture("host_mem_percent").c_str(), nullptr) >= 90.0;
+}
+
 void pass_exit_signals(diagnosis_context &cx)
 {
-	bool kernel_oom_kill = false;
+	bool kernel_oom_kill = host_memory_nearly_full(cx.ev);
 	for (const auto &e : cx.ev.events)
 		if (!e.dropped && e.cls == failure_class::host_oom && e.role == event_role::initiating &&
 		    e.kind != rule_kind::task_exit)

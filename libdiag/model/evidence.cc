@@ -42,8 +42,20 @@ long evidence::add(event &&e)
 	uint32_t &kept = ev_kept[writer];
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
+	// Of a reading (how full the host's memory is), the newest is what
+	// counts: past the cap it takes the place of the writer's last one.
+	if (!always && kept >= keep_per_writer && !e.capture("host_mem_percent").empty()) {
+		auto at = ev_last_reading.find(writer);
+		if (at == ev_last_reading.end())
+			return -1;
+		e.order = events[at->second].order;
+		events[at->second] = std::move(e);
+		return static_cast<long>(at->second);
+	}
 	if (!always && kept >= (process_end ? keep_process_ends_per_writer : keep_per_writer))
 		return -1;
+	if (!e.capture("host_mem_percent").empty())
+		ev_last_reading[writer] = events.size();
 	kept++;
 	e.order = ev_order++;
 	events.push_back(std::move(e));

@@ -135,6 +135,7 @@ private:
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
 	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
+	std::unordered_map<std::string, size_t> ev_last_reading; // rule|writer -> its newest reading's index
 	uint64_t ev_order = 0;
 };
 
