@@ -550,6 +550,28 @@ START_TEST(sacct_pipe_output)
 }
 END_TEST
 
+// sacct -D: a requeued job's attempt still running does not replace the
+// attempt that ended (its state, its nodes, its steps).
+START_TEST(sacct_requeued_attempt_keeps_the_one_that_ended)
+{
+	evidence ev;
+	ck_assert(read_sacct_text("JobID|State|ExitCode|Start|End|NodeList\n"
+				  "77|NODE_FAIL|0:0|2025-03-04T18:02:05|2025-03-05T02:41:09|n[17,36]\n"
+				  "77.0|CANCELLED|0:15|2025-03-04T18:02:09|2025-03-05T02:41:40|n[17,36]\n"
+				  "77|RUNNING|0:0|2025-03-05T02:44:58|Unknown|n[17,44]\n"
+				  "77.0|RUNNING|0:0|2025-03-05T02:45:01|Unknown|n[17,44]\n",
+				  ev));
+	DIAG_CK_STR_EQ(ev.job.state, "NODE_FAIL");
+	DIAG_CK_STR_EQ(ev.job.nodelist, "n[17,36]");
+	ck_assert_uint_eq(ev.job.steps.size(), 1);
+	// An attempt that ended after one that ended: the later is the job's end.
+	evidence ev2;
+	ck_assert(read_sacct_text("JobID|State|NodeList\n77|PREEMPTED|n1\n77|TIMEOUT|n2\n", ev2));
+	DIAG_CK_STR_EQ(ev2.job.state, "TIMEOUT");
+	DIAG_CK_STR_EQ(ev2.job.nodelist, "n2");
+}
+END_TEST
+
 // Elapsed and Timelimit: [D-][HH:]MM:SS, UNLIMITED and the like unknown.
 START_TEST(sacct_elapsed_and_time_limit)
 {
@@ -1514,6 +1536,7 @@ static Suite *suite()
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sacct_requeued_attempt_keeps_the_one_that_ended);
 	tcase_add_test(t, sacct_elapsed_and_time_limit);
 	tcase_add_test(t, sacct_default_table);
 	tcase_add_test(t, sacct_json_output);

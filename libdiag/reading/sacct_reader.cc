@@ -58,6 +58,21 @@ void take_state(job_facts &job, std::string_view state)
 	job.state = std::string(state.substr(0, sp));
 }
 
+std::string_view first_word(std::string_view state)
+{
+	return state.substr(0, state.find(' '));
+}
+
+// Whether a job in this state has ended (not pending, running, suspended
+// or queued again).
+bool attempt_over(std::string_view state)
+{
+	state = first_word(state);
+	return !state.empty() && state != "PENDING" && state != "RUNNING" && state != "REQUEUED" &&
+	       state != "SUSPENDED" && state != "CONFIGURING" && state != "RESIZING" && state != "REQUEUE_HOLD" &&
+	       state != "REQUEUE_FED";
+}
+
 std::string_view trim(std::string_view v)
 {
 	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
@@ -195,6 +210,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 	}
 	if (c_id < 0 || c_state < 0)
 		return false;
+	bool skip_attempt = false;
 	for (size_t li = first_row; li < lines.size(); li++) {
 		std::string_view l = lines[li];
 		if (!l.empty() && l.back() == '\r')
@@ -209,6 +225,13 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 		if (is_job_line(id)) {
 			if (!ev.job.job_id.empty() && ev.job.job_id != id)
 				continue; // one job per diagnosis: the first listed
+			// sacct -D lists every attempt of a requeued job: one that has
+			// not ended (the requeued run, still going) does not replace
+			// the attempt that ended, nor do its steps.
+			skip_attempt = !ev.job.job_id.empty() && attempt_over(ev.job.state) &&
+				       !attempt_over(first_word(uncut(col(c_state), table)));
+			if (skip_attempt)
+				continue;
 			ev.job.job_id = std::string(id);
 			take_state(ev.job, uncut(col(c_state), table));
 			ev.job.exit_code = std::string(col(c_exit));
@@ -222,7 +245,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			std::string_view nodes = col(c_nodes);
 			ev.job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
 			ev.job.reason = std::string(uncut(col(c_reason), table));
-		} else if (!id.empty()) {
+		} else if (!id.empty() && !skip_attempt) {
 			ev.job.steps.emplace_back(std::string(id), std::string(uncut(col(c_state), table)));
 		}
 	}
