@@ -438,6 +438,45 @@ START_TEST(hang_structure_finds_the_desynced_rank)
 }
 END_TEST
 
+// A rank waiting in a later collective got past the one the others wait
+// in (a broadcast's root): the one among those that differs in size is the
+// desync, not the one ahead.
+START_TEST(hang_structure_a_rank_ahead_is_no_desync_the_odd_size_is)
+{
+	fixture f;
+	watchdog(f, 0, 7221, "ALLREDUCE", "593920");
+	for (int r = 1; r < 4; r++)
+		watchdog(f, r, 7219, "BROADCAST", r == 2 ? "24084544" : "64");
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], 2);
+}
+END_TEST
+
+// Collective mismatch reports name two ranks each: the rank in every
+// pair of three or more reporters is the odd one; of two, either.
+START_TEST(hang_structure_the_rank_in_every_mismatch_pair)
+{
+	for (int reporters : {8, 2}) {
+		fixture f;
+		for (int r = 0; r < reporters; r++) {
+			event &e = f.add(failure_class::collective_hang, event_role::initiating, r, 5, 10 + static_cast<uint64_t>(r));
+			e.kind = rule_kind::exception;
+			e.captures = {{"mismatch_peer", r == 0 ? "1" : "0"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (reporters == 8) {
+			ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+			ck_assert_int_eq(cx.hv.suspects[0], 0);
+		} else {
+			ck_assert(cx.hv.suspects.empty());
+		}
+	}
+}
+END_TEST
+
 START_TEST(hang_structure_singles_out_nobody_when_all_agree)
 {
 	fixture f;
@@ -3092,6 +3131,8 @@ static Suite *suite()
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
 	tcase_add_test(t, common_mode_network_on_three_nodes_unless_one_node_is_in_every_report);
 	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
+	tcase_add_test(t, hang_structure_a_rank_ahead_is_no_desync_the_odd_size_is);
+	tcase_add_test(t, hang_structure_the_rank_in_every_mismatch_pair);
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);
 	tcase_add_test(t, hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped);
 	tcase_add_test(t, hang_structure_a_rank_that_enqueued_the_collective_reached_it);

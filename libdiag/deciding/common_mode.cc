@@ -67,7 +67,10 @@ bool one_node_in_every_report(const diagnosis_context &cx, const candidate &best
 void pass_common_mode(diagnosis_context &cx)
 {
 	const candidate &best = cx.best;
-	if (!best.e)
+	// Mismatch reports compare each rank with another: every rank printing
+	// one is what they are, and the pairs say whose collective differs
+	// (hang structure), not the environment.
+	if (!best.e || !best.e->capture("mismatch_peer").empty())
 		return;
 	std::set<int> same, hosts;
 	// A traceback ends its process: the same exception after a traceback

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -58,6 +59,19 @@ bool desync(const evidence &ev, hang_view &hv)
 		if (e.seq >= 0 && !seq.count(e.rank))
 			seq[e.rank] = e.seq;
 	}
+	// A rank whose watchdog waits in a later collective than the one most
+	// wait in got past theirs (a broadcast's root, done once it sent): its
+	// other collective is no desync of its own; among those still in the
+	// others' collective, one that differs is.
+	long long most_seq = -1;
+	if (seq.size() >= 3)
+		minority(seq, most_seq);
+	if (most_seq >= 0)
+		for (const auto &x : seq)
+			if (x.second > most_seq) {
+				op_of.erase(x.first);
+				numel_of.erase(x.first);
+			}
 	for (const auto *what : {&op_of, &numel_of}) {
 		std::string common_what;
 		std::vector<int> odd = minority(*what, common_what);
@@ -273,6 +287,36 @@ void earliest_progress(const evidence &ev, hang_view &hv)
 	}
 }
 
+// TORCH_DISTRIBUTED_DEBUG=DETAIL's mismatch reports each name two ranks,
+// the reporter and the one it compared with: the rank in every pair, of
+// three or more reporters, is the one whose collective differs.
+void mismatch_pairs(const evidence &ev, hang_view &hv)
+{
+	std::map<int, int> named; // rank -> in how many reporters' pairs
+	std::set<int> reporters;
+	for (const auto &e : ev.events) {
+		std::string peer = e.capture("mismatch_peer");
+		if (e.dropped || e.rank < 0 || peer.empty() || !reporters.insert(e.rank).second)
+			continue;
+		int p = atoi(peer.c_str());
+		named[e.rank]++;
+		if (p != e.rank)
+			named[p]++;
+	}
+	if (reporters.size() < 3)
+		return;
+	std::vector<int> in_all;
+	for (const auto &x : named)
+		if (x.second == static_cast<int>(reporters.size()))
+			in_all.push_back(x.first);
+	if (in_all.size() != 1)
+		return;
+	hv.suspects = in_all;
+	hv.suspect_why = {"each of " + std::to_string(reporters.size()) +
+			  " ranks' collective mismatch reports names it: its collective differs from theirs"};
+	hv.why = hv.suspect_why.front();
+}
+
 // No world size in the logs: the ranks they name show at least one. A
 // flood of timeouts (three or more) with a single gap below the highest
 // rank named singles that gap out, unless the steps it logged put it
@@ -319,6 +363,8 @@ void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);
 	hang_view &hv = cx.hv;
+	if (hv.suspects.empty())
+		mismatch_pairs(cx.ev, hv);
 	if (hv.suspects.empty() && hv.reporting() > 0)
 		behind_in_steps(cx.ev, hv);
 	if (hv.suspects.empty() && hv.reporting() > 0)
