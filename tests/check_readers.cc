@@ -183,6 +183,27 @@ START_TEST(clean_ansi_and_progress_bars)
 }
 END_TEST
 
+// A syslog line inside a job's output names its writer's host after the
+// stamp (BSD's or RFC 3339's), before the program's tag; a stamp before a
+// word that is no host, or a host before no tag, names none.
+START_TEST(prefix_syslog_host)
+{
+	auto id = parse_prefix("Dec 17 16:03:58Z gpu-worker-7 start-worker 2024/12/17 16:03:58 GCP says termination is imminent");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-worker-7");
+	DIAG_CK_STR_EQ(std::string(id.body), "start-worker 2024/12/17 16:03:58 GCP says termination is imminent");
+	id = parse_prefix("2026-04-20T19:03:12.602+08:00 sft-n02 sft-vl[4242]: RuntimeError: CUDA error: uncorrectable ECC error encountered");
+	DIAG_CK_STR_EQ(std::string(id.host), "sft-n02");
+	DIAG_CK_STR_EQ(std::string(id.body), "sft-vl[4242]: RuntimeError: CUDA error: uncorrectable ECC error encountered");
+	id = parse_prefix("Mar  3 10:00:01 node03 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.");
+	DIAG_CK_STR_EQ(std::string(id.host), "node03");
+	for (const char *none : {"2026-04-20 19:03:12,602 INFO trainer: step 5", "Dec 17 16:03:58 step12 loss: 1.2",
+				 "2026-04-20T19:03:12Z node03 took 5 s"}) {
+		id = parse_prefix(none);
+		ck_assert_msg(id.host.empty(), "%s", none);
+	}
+}
+END_TEST
+
 START_TEST(prefix_styles)
 {
 	auto id = parse_prefix("12: [rank29]:[E1026 04:01:29.922296938 ProcessGroupNCCL.cpp:1575] x");
@@ -1518,6 +1539,7 @@ static Suite *suite()
 	tcase_add_test(t, reader_binary_detection);
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
+	tcase_add_test(t, prefix_syslog_host);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_rank_label_leading_the_line);
 	tcase_add_test(t, relayed_traceback_is_the_origins);

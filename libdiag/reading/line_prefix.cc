@@ -308,6 +308,75 @@ size_t collector_stamp(std::string_view s)
 	return i < s.size() && s[i] == ' ' ? i + 1 : 0;
 }
 
+// A syslog line passed into a job's output (rsyslog forwarding, a log
+// viewer, a pasted journal): "<stamp> <host> <tag>[pid]: text", where the
+// stamp is BSD's "Dec 17 16:03:58" (a fraction, 'Z' or a zone may follow)
+// or RFC 3339's. The host is the writer's; the length covers the stamp
+// and the host with its space (the tag stays in the body), or 0.
+size_t syslog_host(std::string_view s, std::string_view &host)
+{
+	static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	auto d = [&](size_t i) { return i < s.size() && is_digit(s[i]); };
+	size_t i = 0;
+	bool bsd = false;
+	for (const char *m : months)
+		if (s.size() > 16 && s.substr(0, 3) == m && s[3] == ' ')
+			bsd = true;
+	if (bsd) {
+		i = 4;
+		if (s[i] == ' ')
+			i++;
+		if (!d(i))
+			return 0;
+		i += d(i + 1) ? 2 : 1;
+		if (i + 9 > s.size() || s[i] != ' ' || !d(i + 1) || !d(i + 2) || s[i + 3] != ':' || !d(i + 4) ||
+		    !d(i + 5) || s[i + 6] != ':' || !d(i + 7) || !d(i + 8))
+			return 0;
+		i += 9;
+		if (i < s.size() && (s[i] == '.' || s[i] == ',') && d(i + 1))
+			for (i++; d(i); i++) {
+			}
+		if (i < s.size() && s[i] == 'Z')
+			i++;
+		else if (i + 6 <= s.size() && (s[i] == '+' || s[i] == '-') && d(i + 1) && d(i + 2))
+			for (i++; i < s.size() && (d(i) || s[i] == ':'); i++) {
+			}
+		if (i >= s.size() || s[i] != ' ')
+			return 0;
+		i++;
+	} else if (size_t t = collector_stamp(s); t > 0) {
+		i = t;
+	} else {
+		return 0;
+	}
+	size_t sp = s.find(' ', i);
+	if (sp == std::string_view::npos || sp == i)
+		return 0;
+	std::string_view tok = s.substr(i, sp - i);
+	if (!(hostname_like(tok) || is_ipv4(tok)) || counter_word(tok))
+		return 0;
+	// The tag: a program's name, its pid in brackets, then a colon (BSD
+	// stamps: the colon may be missing, as some forwarders drop it).
+	size_t j = sp + 1, k = j;
+	while (k < s.size() && (isalnum(static_cast<unsigned char>(s[k])) || s[k] == '-' || s[k] == '_' || s[k] == '.' ||
+				s[k] == '/'))
+		k++;
+	if (k == j || !isalpha(static_cast<unsigned char>(s[j])))
+		return 0;
+	if (k < s.size() && s[k] == '[') {
+		size_t close = s.find(']', k);
+		if (close == std::string_view::npos || close - k > 12)
+			return 0;
+		k = close + 1;
+	}
+	bool colon = k < s.size() && s[k] == ':';
+	if (!colon && !(bsd && k < s.size() && s[k] == ' '))
+		return 0;
+	host = tok;
+	return sp + 1;
+}
+
 } // namespace
 
 line_identity parse_prefix(std::string_view line)
@@ -324,6 +393,12 @@ line_identity parse_prefix(std::string_view line)
 			if (size_t t = ctime_before_tag(s); t > 0) {
 				s = s.substr(t);
 				continue;
+			}
+		if (round == 0 && id.host.empty())
+			if (std::string_view h; size_t t = syslog_host(s, h)) {
+				id.host = h;
+				s = s.substr(t);
+				break;
 			}
 		// A collector's stamp before a launcher's or NCCL's own prefix
 		// ("<stamp> [default0]:[rank8]:", "<stamp> h100-41:238:1313 [0] "):
