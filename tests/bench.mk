@@ -7,7 +7,7 @@ tests_bench_run_CXXFLAGS = $(AM_CXXFLAGS)
 if HAVE_PYTHON3
 TESTS += tests/bench-small.sh tests/rss.sh
 endif
-EXTRA_DIST += tests/bench.sh tests/bench-small.sh tests/rss.sh
+EXTRA_DIST += tests/bench.sh tests/bench-small.sh tests/rss.sh tests/prefilter_anchors.py
 
 .PHONY: bench
 bench: denpex$(EXEEXT) tests/bench_run$(EXEEXT)
