@@ -62,9 +62,11 @@ bool during_startup(const evidence &ev, const event &e)
 {
 	// NCCL saying it failed in its init code (a startup rule, nccl.yaml) is
 	// an init failure whatever ran before (a progress bar of checkpoint
-	// loading, a new communicator).
+	// loading, a new communicator); but GPU memory running out there after
+	// training ran is the training's memory, a new communicator its last
+	// straw.
 	bool startup = e.at_startup || on_init_trail(ev, e);
-	if (e.cls != failure_class::network && startup)
+	if (e.cls != failure_class::network && e.cls != failure_class::cuda_oom && startup)
 		return true;
 	if (!nothing_ran(ev))
 		return false;
