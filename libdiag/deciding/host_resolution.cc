@@ -1044,7 +1044,10 @@ void pass_host_resolution(diagnosis_context &cx)
 	// node list, or the one node a cluster manager says the job ran on
 	// (kubectl describe pod's "Node:", PBS's "Exec host:": capture
 	// job_node). A node failure of such a job is that node's.
-	const bool node_fault = !job_level(d.cls) || d.cls == failure_class::node_failure;
+	// (a node's own event, as a spot VM reclaimed, is that node's whatever
+	// its class)
+	const bool node_fault = !job_level(d.cls) || d.cls == failure_class::node_failure ||
+				(d.first && d.first->r && d.first->r->scope == rule::fault_scope::node);
 	const bool job_report = d.first && d.first->r && d.first->r->scope == rule::fault_scope::job;
 	if (d.first_host < 0 && d.first && node_fault && (!job_report || d.cls == failure_class::node_failure)) {
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
