@@ -69,6 +69,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/common_mode.cc \
 	%reldir%/deciding/hang_structure.cc \
 	%reldir%/deciding/stall_report.cc \
+	%reldir%/deciding/stopped_while_hung.cc \
 	%reldir%/deciding/decide.cc \
 	%reldir%/deciding/launch_phase.cc \
 	%reldir%/deciding/nan_origin.cc \

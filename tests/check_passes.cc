@@ -1961,6 +1961,37 @@ START_TEST(hang_structure_the_rank_behind_in_steps_stopped)
 }
 END_TEST
 
+// A cancel long after every rank's last progress, one rank behind in steps:
+// the cancel ended a hang, and that rank stopped. A cancel soon after the
+// last progress, or with nobody behind, stays a cancel.
+START_TEST(stopped_while_hung_a_cancel_after_a_long_silence_is_the_hang)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		rule progress;
+		const double silence_s = variant == 1 ? 120 : 3900;
+		for (int r = 0; r < 4; r++) {
+			step_at(f, r, r == 1 && variant != 2 ? 4 : 5, &progress);
+			f.ev.rank_progress.push_back(rank_progress_mark{f.log, r, false, t0 + r * 1000});
+		}
+		event &cancel = f.add(failure_class::user_cancel, event_role::initiating, -1, silence_s, 59, f.log);
+		cancel.kind = rule_kind::job_end;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::user_cancel;
+		cx.d.first = &cancel;
+		pass_stopped_while_hung(cx);
+		if (variant == 0) {
+			ck_assert(cx.d.cls == failure_class::collective_hang);
+			ck_assert_int_eq(cx.d.first_rank, 1);
+			ck_assert(cx.d.first == nullptr);
+		} else {
+			ck_assert(cx.d.cls == failure_class::user_cancel);
+			ck_assert_int_eq(cx.d.first_rank, -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(hang_structure_steps_of_other_kinds_of_line_do_not_compare)
 {
 	fixture f;
@@ -2613,6 +2644,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, hang_structure_the_launch_line_states_the_world_a_silent_rank_is_in);
 	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
+	tcase_add_test(t, stopped_while_hung_a_cancel_after_a_long_silence_is_the_hang);
 	tcase_add_test(t, hang_structure_a_line_without_a_size_is_no_desync_and_the_gap_is_missing);
 	tcase_add_test(t, hang_structure_the_rank_that_aborted_without_a_word);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);

@@ -69,6 +69,7 @@ void pass_common_mode(diagnosis_context &cx);      // common_mode.cc: the same f
 void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is missing or different
 void pass_stall_report(diagnosis_context &cx);     // stall_report.cc: the ranks a stall report names missing
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
+void pass_stopped_while_hung(diagnosis_context &cx); // stopped_while_hung.cc: a cancel that ended a hang
 void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
 void pass_mutual_link_errors(diagnosis_context &cx); // mutual_link_errors.cc: link errors naming each other's ends
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
@@ -76,6 +77,9 @@ void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
 void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, and why not
 
+// The rank behind the others in training steps, as hang structure finds
+// it (hang_structure.cc).
+hang_view ranks_behind_in_steps(const evidence &ev);
 bool job_level(failure_class c);
 // Whether a node-failure event's host is the node lost, not the survivor
 // that reported it (fault_choice.cc).

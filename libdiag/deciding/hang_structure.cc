@@ -359,6 +359,13 @@ void missing_from_named_world(const evidence &ev, hang_view &hv)
 
 } // namespace
 
+hang_view ranks_behind_in_steps(const evidence &ev)
+{
+	hang_view hv;
+	behind_in_steps(ev, hv);
+	return hv;
+}
+
 void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);

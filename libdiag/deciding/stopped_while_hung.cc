@@ -1,0 +1,51 @@
+// A job cancelled from outside after its ranks had long stopped making
+// progress, one of them behind the others in steps: whoever cancelled it
+// ended a hang. The hang explains the end, the cancellation was its last
+// word (issue 11: Slurm's word decides only where nothing earlier and
+// still relevant explains the end). The silence must be long (a healthy
+// job cancelled mid-run stops within one step's time of its last line)
+// and the rank behind must be singled out: then it is the one that stopped.
+#include "deciding/context.hh"
+#include "reading/timestamp.hh"
+
+#include <algorithm>
+#include <climits>
+
+namespace diag {
+
+namespace {
+
+constexpr int64_t silence_us = 30LL * 60 * 1000000; // beyond NCCL's default 10-minute timeout, thrice
+
+} // namespace
+
+void pass_stopped_while_hung(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
+		return;
+	hang_view behind = ranks_behind_in_steps(cx.ev);
+	if (behind.suspects.size() != 1)
+		return;
+	// Every rank's last progress in the stop's own file (times compare
+	// within one file) came long before it.
+	const int64_t stop = file_local_us(d.first->ts);
+	int64_t latest = INT64_MIN;
+	for (const auto &m : cx.ev.rank_progress)
+		if (m.file == d.first->file && (!m.is_task || cx.ev.tasks_are_ranks))
+			latest = std::max(latest, m.us);
+	if (latest == INT64_MIN || stop - latest < silence_us)
+		return;
+	const long long minutes = (stop - latest) / (60LL * 1000000);
+	d.cls = failure_class::collective_hang;
+	d.first = nullptr;
+	d.first_rank = behind.suspects[0];
+	d.first_host = -1;
+	d.rank_singled_out = true;
+	d.hang_why = behind.why;
+	d.confidence = "medium";
+	d.notes.push_back("the job was cancelled " + std::to_string(minutes) +
+			  " minutes after the last progress of any rank: the cancellation ended a hang");
+}
+
+} // namespace diag
