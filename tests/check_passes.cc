@@ -2407,6 +2407,41 @@ START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
 }
 END_TEST
 
+// Two hosts' link errors naming the same one peer, a third host that
+// reports none itself: that host's end failed, no rank of it singled out.
+// Where the peer reports the same loss too, it is no longer apart.
+START_TEST(mutual_link_errors_the_one_peer_two_hosts_lost)
+{
+	for (int peer_reports = 0; peer_reports < 2; peer_reports++) {
+		fixture f;
+		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2"), c = f.ev.intern_host("node3");
+		says_address(f, 0, a, "10.0.0.1", 1);
+		says_address(f, 8, b, "10.0.0.2", 2);
+		says_address(f, 16, c, "10.0.0.3", 3);
+		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
+			event &e = f.add(failure_class::network, event_role::initiating, rank, secs, line, f.log, "nccl.ib_completion");
+			e.host = host;
+			e.captures = {{"peer", peer}, {"status", "12"}};
+			return e;
+		};
+		link_error(3, a, "10.0.0.3<52116>", 0, 40);
+		link_error(9, b, "10.0.0.3<52119>", 0.1, 41);
+		if (peer_reports)
+			link_error(20, c, "10.0.0.3<52118>", 0.2, 42);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		blame_network_error(cx, f.ev.events[3], a);
+		pass_mutual_link_errors(cx);
+		if (!peer_reports) {
+			ck_assert_int_eq(cx.d.first_host, c);
+			ck_assert_int_eq(cx.d.first_rank, -1);
+		} else {
+			ck_assert_int_eq(cx.d.first_host, a);
+			ck_assert_int_eq(cx.d.first_rank, 3);
+		}
+	}
+}
+END_TEST
+
 // NCCL before 2.12 names no peer ("Got completion with error 12"): in a job
 // on two hosts each end lost the other, and "unhandled system error" on one
 // of them is that error passed up.
@@ -2664,6 +2699,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_blocks_of_the_hosts_seen);
 	tcase_add_test(t, peer_fault_a_launcher_reports_the_peers_exit_on_its_next_poll);
 	tcase_add_test(t, mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all);
+	tcase_add_test(t, mutual_link_errors_the_one_peer_two_hosts_lost);
 	tcase_add_test(t, mutual_link_errors_unnamed_peers_on_two_hosts_single_out_nobody);
 	suite_add_tcase(s, t);
 }

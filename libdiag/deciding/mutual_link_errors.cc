@@ -136,7 +136,28 @@ void pass_mutual_link_errors(diagnosis_context &cx)
 	for (const auto &r : reports)
 		if (r.e->capture("peer").empty())
 			own_fault.erase(r.host);
-	// One host reporting, or one peer named by all: not a symmetry.
+	// Two or more hosts losing the same one peer, a host of the job that
+	// reports no such loss itself: that peer's end failed (one link carries
+	// many ranks: no rank of it is singled out).
+	if (reporters.size() >= 2 && peers.size() == 1) {
+		int at = reports.front().peer_host;
+		if (at < 0 || reporters.count(at) || d.first_host == at)
+			return;
+		const event *earliest = nullptr;
+		for (const auto &r : reports)
+			if (!earliest || earlier_event(*r.e, *earliest))
+				earliest = r.e;
+		d.notes.push_back(std::to_string(reporters.size()) + " hosts report link errors, all naming " +
+				  ev.host_name(at) + " as the peer they lost: the fault is there");
+		d.first = earliest;
+		d.first_rank = -1;
+		d.first_host = at;
+		d.borrowed_rank = -1;
+		d.rank_singled_out = true;
+		d.ties.clear();
+		return;
+	}
+	// One host reporting: not a symmetry.
 	if (reporters.size() < 2 || peers.size() < 2)
 		return;
 	if (one_end_first(cx, reporters))
