@@ -2353,6 +2353,15 @@ static void blame_network_error(diagnosis_context &cx, const event &first, int h
 	cx.d.rank_singled_out = true;
 }
 
+// An InfiniBand completion error (status 12) of a rank on host, naming peer.
+static event &ib_completion_error(fixture &f, int rank, int host, const char *peer, double secs, uint64_t line)
+{
+	event &e = f.add(failure_class::network, event_role::initiating, rank, secs, line, f.log, "nccl.ib_completion");
+	e.host = host;
+	e.captures = {{"peer", peer}, {"status", "12"}};
+	return e;
+}
+
 // Link errors from both ends, each naming the other's address, at once:
 // nobody stands apart. With a third host that both others name (and that
 // names one of them back), that host is the end that failed; so is the end
@@ -2369,10 +2378,7 @@ START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
 		says_address(f, 8, b, "10.0.0.2", 2);
 		says_address(f, 16, c, "10.0.0.3", 3);
 		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
-			event &e = f.add(failure_class::network, event_role::initiating, rank, secs, line, f.log, "nccl.ib_completion");
-			e.host = host;
-			e.captures = {{"peer", peer}, {"status", "12"}};
-			return e;
+			return ib_completion_error(f, rank, host, peer, secs, line);
 		};
 		if (variant == third_host) {
 			link_error(3, a, "10.0.0.3<52116>", 0, 40);
@@ -2419,10 +2425,7 @@ START_TEST(mutual_link_errors_the_one_peer_two_hosts_lost)
 		says_address(f, 8, b, "10.0.0.2", 2);
 		says_address(f, 16, c, "10.0.0.3", 3);
 		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
-			event &e = f.add(failure_class::network, event_role::initiating, rank, secs, line, f.log, "nccl.ib_completion");
-			e.host = host;
-			e.captures = {{"peer", peer}, {"status", "12"}};
-			return e;
+			return ib_completion_error(f, rank, host, peer, secs, line);
 		};
 		link_error(3, a, "10.0.0.3<52116>", 0, 40);
 		link_error(9, b, "10.0.0.3<52119>", 0.1, 41);
