@@ -349,6 +349,26 @@ START_TEST(fault_choice_takes_the_stronger_fault_on_the_same_host)
 }
 END_TEST
 
+// A node marked dead after the cloud said it reclaims that node: the
+// reclaim. A preemption of another node, or one said long after, does not.
+START_TEST(fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		int lost = f.ev.intern_host("10.0.3.47"), other = f.ev.intern_host("10.0.3.48");
+		event &reclaim = f.add(failure_class::preemption, event_role::initiating, -1, variant == 0 ? 0 : variant == 1 ? 20 : 300, 3);
+		reclaim.host = variant == 1 ? other : lost;
+		reclaim.weight = 82;
+		event &dead = f.add(failure_class::node_failure, event_role::initiating, -1, 17, 5);
+		dead.host = lost;
+		dead.weight = 88;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		ck_assert(cx.best.e->cls == (variant == 0 ? failure_class::preemption : failure_class::node_failure));
+	}
+}
+END_TEST
+
 START_TEST(fault_choice_borrows_the_rank_of_the_same_fault_in_other_words)
 {
 	fixture f;
@@ -3198,6 +3218,7 @@ static Suite *suite()
 	tcase_add_test(t, slurm_last_word_a_signal_at_the_time_limit_is_the_limit);
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
+	tcase_add_test(t, fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim);
 	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
 	tcase_add_test(t, common_mode_network_on_three_nodes_unless_one_node_is_in_every_report);

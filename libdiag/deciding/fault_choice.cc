@@ -246,6 +246,18 @@ void pass_fault_choice(diagnosis_context &cx)
 				break;
 			}
 	}
+	// A node lost after the cloud said it reclaims it (a preemption naming
+	// that node, not after it): the reclaim, not a failure.
+	if (best.e->cls == failure_class::node_failure && best.e->host >= 0) {
+		for (const auto &c : cx.cands)
+			if (c.e->cls == failure_class::preemption && c.e->host == best.e->host &&
+			    (c.e->time_us == no_time || best.e->time_us == no_time ||
+			     c.e->time_us <= best.e->time_us + static_cast<int64_t>(same_host_window_s * 1e6))) {
+				cx.d.support.push_back(best);
+				best = c;
+				break;
+			}
+	}
 	if (best.e->cls == failure_class::node_failure && !names_failed_node(cx.ev, *best.e)) {
 		// The report of a survivor: the line that names the node lost
 		// (srun's "Node failure on H") says which.
