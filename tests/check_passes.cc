@@ -445,16 +445,24 @@ static void watchdog(fixture &f, int rank, long long seq, const std::string &op,
 	e.captures = {{"op", op}, {"numel", numel}};
 }
 
+// Hang structure on what f holds singles out exactly one rank, this one;
+// what it found, for more checks.
+static hang_view ck_sole_hang_suspect(fixture &f, int rank)
+{
+	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+	pass_hang_structure(cx);
+	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+	ck_assert_int_eq(cx.hv.suspects[0], rank);
+	return cx.hv;
+}
+
 START_TEST(hang_structure_finds_the_desynced_rank)
 {
 	fixture f;
 	for (int r = 0; r < 8; r++)
 		watchdog(f, r, 511, r == 3 ? "BROADCAST" : "ALLREDUCE", r == 3 ? "112" : "33554432");
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_hang_structure(cx);
-	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
-	ck_assert_int_eq(cx.hv.suspects[0], 3);
-	ck_assert(cx.hv.why.find("desync") != std::string::npos);
+	hang_view hv = ck_sole_hang_suspect(f, 3);
+	ck_assert(hv.why.find("desync") != std::string::npos);
 }
 END_TEST
 
@@ -467,10 +475,7 @@ START_TEST(hang_structure_a_rank_ahead_is_no_desync_the_odd_size_is)
 	watchdog(f, 0, 7221, "ALLREDUCE", "593920");
 	for (int r = 1; r < 4; r++)
 		watchdog(f, r, 7219, "BROADCAST", r == 2 ? "24084544" : "64");
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_hang_structure(cx);
-	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
-	ck_assert_int_eq(cx.hv.suspects[0], 2);
+	ck_sole_hang_suspect(f, 2);
 }
 END_TEST
 
@@ -516,10 +521,7 @@ START_TEST(hang_structure_one_rank_of_two_behind_in_enqueued_work_stopped)
 		watchdog(f, r, 511, "ALLREDUCE", "1024");
 		f.ev.events.back().last_enqueued = r == 1 ? 511 : 513;
 	}
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_hang_structure(cx);
-	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
-	ck_assert_int_eq(cx.hv.suspects[0], 1);
+	ck_sole_hang_suspect(f, 1);
 	// Each waits in its own last enqueued collective (a SeqNum desync of
 	// two): nothing says which strayed.
 	fixture d;
@@ -553,10 +555,7 @@ START_TEST(hang_structure_a_rank_that_enqueued_the_collective_reached_it)
 		watchdog(f, r, r == 0 ? 512 : 511, "ALLREDUCE", "1024");
 		f.ev.events.back().last_enqueued = enq[r];
 	}
-	diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
-	pass_hang_structure(cx);
-	ck_assert_uint_eq(cx.hv.suspects.size(), 1);
-	ck_assert_int_eq(cx.hv.suspects[0], 0);
+	ck_sole_hang_suspect(f, 0);
 	// One that never enqueued 511 is still the one behind.
 	fixture g;
 	const long long behind[] = {513, 512, 510, 513};
@@ -564,10 +563,7 @@ START_TEST(hang_structure_a_rank_that_enqueued_the_collective_reached_it)
 		watchdog(g, r, 511, "ALLREDUCE", "1024");
 		g.ev.events.back().last_enqueued = behind[r];
 	}
-	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
-	pass_hang_structure(cy);
-	ck_assert_uint_eq(cy.hv.suspects.size(), 1);
-	ck_assert_int_eq(cy.hv.suspects[0], 2);
+	ck_sole_hang_suspect(g, 2);
 }
 END_TEST
 

@@ -43,7 +43,6 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	d.first_host = -1;
 	d.rank_singled_out = true;
 	d.hang_why = behind.why;
-	d.confidence = "medium";
 	d.notes.push_back("the job was cancelled " + std::to_string(minutes) +
 			  " minutes after the last progress of any rank: the cancellation ended a hang");
 }

@@ -229,7 +229,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			// not ended (the requeued run, still going) does not replace
 			// the attempt that ended, nor do its steps.
 			skip_attempt = !ev.job.job_id.empty() && attempt_over(ev.job.state) &&
-				       !attempt_over(first_word(uncut(col(c_state), table)));
+				       !attempt_over(uncut(col(c_state), table));
 			if (skip_attempt)
 				continue;
 			ev.job.job_id = std::string(id);
