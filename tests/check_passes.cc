@@ -2378,6 +2378,15 @@ static event &ib_completion_error(fixture &f, int rank, int host, const char *pe
 	return e;
 }
 
+// Three nodes whose ranks 0, 8 and 16 say their addresses 10.0.0.1-3.
+static void three_nodes(fixture &f, int &a, int &b, int &c)
+{
+	a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2"), c = f.ev.intern_host("node3");
+	says_address(f, 0, a, "10.0.0.1", 1);
+	says_address(f, 8, b, "10.0.0.2", 2);
+	says_address(f, 16, c, "10.0.0.3", 3);
+}
+
 // Link errors from both ends, each naming the other's address, at once:
 // nobody stands apart. With a third host that both others name (and that
 // names one of them back), that host is the end that failed; so is the end
@@ -2389,10 +2398,8 @@ START_TEST(mutual_link_errors_single_out_nobody_unless_one_host_is_named_by_all)
 	enum { at_once, third_host, a_minute_first, own_fault, address_prefix, variants };
 	for (int variant = 0; variant < variants; variant++) {
 		fixture f;
-		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2"), c = f.ev.intern_host("node3");
-		says_address(f, 0, a, "10.0.0.1", 1);
-		says_address(f, 8, b, "10.0.0.2", 2);
-		says_address(f, 16, c, "10.0.0.3", 3);
+		int a, b, c;
+		three_nodes(f, a, b, c);
 		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
 			return ib_completion_error(f, rank, host, peer, secs, line);
 		};
@@ -2436,10 +2443,8 @@ START_TEST(mutual_link_errors_the_one_peer_two_hosts_lost)
 {
 	for (int peer_reports = 0; peer_reports < 2; peer_reports++) {
 		fixture f;
-		int a = f.ev.intern_host("node1"), b = f.ev.intern_host("node2"), c = f.ev.intern_host("node3");
-		says_address(f, 0, a, "10.0.0.1", 1);
-		says_address(f, 8, b, "10.0.0.2", 2);
-		says_address(f, 16, c, "10.0.0.3", 3);
+		int a, b, c;
+		three_nodes(f, a, b, c);
 		auto link_error = [&](int rank, int host, const char *peer, double secs, uint64_t line) -> event & {
 			return ib_completion_error(f, rank, host, peer, secs, line);
 		};
