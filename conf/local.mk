@@ -26,6 +26,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/ray.yaml \
 	%reldir%/signatures/remote_shell.yaml \
 	%reldir%/signatures/scheduler.yaml \
+	%reldir%/signatures/shell.yaml \
 	%reldir%/signatures/slurm.yaml \
 	%reldir%/signatures/torchrun.yaml \
 	%reldir%/signatures/wandb.yaml \

@@ -671,6 +671,37 @@ START_TEST(decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause)
 }
 END_TEST
 
+// A worker's launcher reporting its SIGKILL (torchrun's "exitcode: -9") did
+// not send it; with no stop announced, the OOM killer did, as a guess. An
+// announced stop (a cancel) keeps it a kill of unknown cause.
+START_TEST(decide_a_launcher_reported_kill_with_no_stop_announced_is_the_oom_killer)
+{
+	for (bool cancelled : {false, true}) {
+		fixture f;
+		event &k = sigkill(f, 3, 20);
+		k.exitcode = -9;
+		k.captures = {{"exitcode", "-9"}, {"local_rank", "3"}};
+		if (cancelled)
+			f.add(failure_class::user_cancel, event_role::victim, -1, 900, 30);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == (cancelled ? failure_class::unknown : failure_class::host_oom));
+		ck_assert_int_eq(cx.d.first_rank, 3);
+		DIAG_CK_STR_EQ(cx.d.confidence, "low");
+	}
+	// Slurm's own "task 3: Killed" stays a kill: the scheduler sends those.
+	fixture g;
+	event &k = sigkill(g, 3, 20);
+	k.captures = {{"task", "3"}};
+	g.ev.tasks_are_ranks = true;
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_hang_structure(cy);
+	pass_decide(cy);
+	ck_assert(cy.d.cls == failure_class::unknown);
+}
+END_TEST
+
 START_TEST(launch_phase_turns_an_early_transport_error_into_a_launch_failure)
 {
 	fixture f;
@@ -3234,6 +3265,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_kill_of_a_rank_that_timed_out_is_teardown);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);
+	tcase_add_test(t, decide_a_launcher_reported_kill_with_no_stop_announced_is_the_oom_killer);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);

@@ -152,6 +152,26 @@ bool suffered_first(const evidence &ev, const event &exit)
 	return false;
 }
 
+// Whether a process launcher reported the signal of one worker it ran
+// (torchrun's "exitcode: -9", mp.spawn's "process 0 terminated with signal
+// SIGKILL", mpirun's "exited on signal 9"), not Slurm its task's.
+bool launcher_saw_the_kill(const event &e)
+{
+	return e.capture("task").empty() &&
+	       (!e.capture("exitcode").empty() || !e.capture("local_rank").empty() || !e.capture("signal").empty());
+}
+
+// Whether anything announced a stop from outside the job's processes: the
+// senders of a SIGKILL other than an OOM killer.
+bool stopped_from_outside(const evidence &ev)
+{
+	for (const auto &e : ev.events)
+		if (e.cls == failure_class::user_cancel || e.cls == failure_class::time_limit ||
+		    e.cls == failure_class::preemption || e.cls == failure_class::node_failure)
+			return true;
+	return false;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -182,6 +202,18 @@ void without_initiator(diagnosis_context &cx)
 			d.first = nullptr;
 			d.confidence = "medium";
 			d.notes.push_back("a SIGKILL alone does not say out of memory: it came after the others had timed out");
+		} else if (d.first && launcher_saw_the_kill(*d.first) && !stopped_from_outside(ev)) {
+			// A worker's own launcher (torchrun, mp.spawn, mpirun) saw it
+			// SIGKILLed, and nobody announced a stop (no cancel, time
+			// limit, preemption, lost node): the launcher did not send it,
+			// and the sender of an unannounced SIGKILL to one worker is, in
+			// practice, the kernel's or a container's OOM killer. Said as a
+			// guess, for the kernel log to confirm. (Slurm's own "Killed"
+			// stays a kill: the scheduler sends those itself.)
+			d.cls = failure_class::host_oom;
+			d.notes.push_back("rank " + std::to_string(d.first_rank) +
+					  " was SIGKILLed with no stop announced: most likely the OOM killer, though no "
+					  "OOM killer line was among the logs (the node's kernel log would confirm it)");
 		} else {
 			d.cls = failure_class::unknown;
 			d.notes.push_back("rank " + std::to_string(d.first_rank) +

@@ -126,10 +126,19 @@ std::vector<int> named_machines(const evidence &ev)
 	return out;
 }
 
-// The job's nodes: Slurm's node list, else every node the logs name.
+// The job's nodes: Slurm's node list, else every node the logs name, else
+// the machines a cluster manager or a terminal's prompt says the job ran on.
 size_t nodes_in_job(const evidence &ev)
 {
-	return ev.job.nodelist.empty() ? named_machines(ev).size() : expand_nodelist(ev.job.nodelist).size();
+	if (!ev.job.nodelist.empty())
+		return expand_nodelist(ev.job.nodelist).size();
+	if (size_t named = named_machines(ev).size())
+		return named;
+	std::set<std::string> said;
+	for (const auto &e : ev.events)
+		if (!e.dropped && !e.capture("job_node").empty())
+			said.insert(e.capture("job_node"));
+	return said.size();
 }
 
 void resolve_agent_workers(evidence &ev)
