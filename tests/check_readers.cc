@@ -267,6 +267,17 @@ START_TEST(prefix_styles)
 	// A bracketed pair that is no tag stays in the body.
 	id = parse_prefix("[1,5] loss 2.3");
 	ck_assert_int_eq(id.rank, -1);
+	// Open MPI's own "[host:pid] " (its signal handler's report), after the tag.
+	id = parse_prefix("[1,3]<stderr>:[gpn-c12:58233] Signal: Segmentation fault (11)");
+	ck_assert_int_eq(id.rank, 3);
+	DIAG_CK_STR_EQ(std::string(id.host), "gpn-c12");
+	ck_assert_int_eq(id.pid, 58233);
+	DIAG_CK_STR_EQ(std::string(id.body), "Signal: Segmentation fault (11)");
+	// A clock, a device or a counter in brackets is no host.
+	for (const char *no : {"[09:25:10] loss 2.3", "[cuda:12] x", "[rank3:120] x", "[gpu-c12:x7] x"}) {
+		id = parse_prefix(no);
+		ck_assert_msg(id.host.empty(), "%s", no);
+	}
 }
 END_TEST
 

@@ -196,6 +196,25 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 	return true;
 }
 
+// Open MPI's own output and signal handler: "[gpn-c12:58233] " (the host
+// and pid of the process that writes); len covers the space.
+bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t &len)
+{
+	size_t colon = s.find(':'), close = s.find("] ");
+	if (s.empty() || s[0] != '[' || colon == std::string_view::npos || close == std::string_view::npos ||
+	    colon > close || colon < 2 || close - colon - 1 < 2 || close - colon - 1 > 10)
+		return false;
+	std::string_view tok = s.substr(1, colon - 1);
+	long long v;
+	if (!hostname_like(tok) || !isalpha(static_cast<unsigned char>(tok[0])) || counter_word(tok) ||
+	    !parse_uint(s.substr(colon + 1, close - colon - 1), v))
+		return false;
+	host = tok;
+	pid = static_cast<int>(v);
+	len = close + 2;
+	return true;
+}
+
 // Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
 // MPI_COMM_WORLD: the global rank of Horovod and other MPI launches);
 // horovodrun's own launcher (gloo) tags with the rank alone: "[5]<stderr>:".
@@ -458,6 +477,13 @@ line_identity parse_prefix(std::string_view line)
 					continue;
 				}
 			}
+			if (id.host.empty() && id.pid <= 0)
+				if (std::string_view h; opal_host_pid(s, h, num, len)) {
+					id.host = h;
+					id.pid = num;
+					s = s.substr(len);
+					continue;
+				}
 			// A launcher's "[gpu-d05] " host tag leading the line (a name
 			// with digits, as hosts have; not a device or a counter).
 			if (round == 0 && id.host.empty() && host_tag(s, len)) {
