@@ -76,6 +76,10 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 	if (sp == std::string_view::npos || sp == 0 || sp > 63)
 		return {};
 	std::string_view host = rest.substr(0, sp);
+	// dmesg -T's "[...] NVRM: nvAssert...: ..." starts with a subsystem's
+	// tag, not a host: a host is followed by its tag, never ends in one.
+	if (host.back() == ':')
+		return {};
 	std::string_view after = rest.substr(sp + 1);
 	size_t colon = after.find(':');
 	if (colon == std::string_view::npos || colon > 40)
