@@ -273,6 +273,16 @@ START_TEST(prefix_styles)
 	DIAG_CK_STR_EQ(std::string(id.host), "gpn-c12");
 	ck_assert_int_eq(id.pid, 58233);
 	DIAG_CK_STR_EQ(std::string(id.body), "Signal: Segmentation fault (11)");
+	// A runner's stream tag, alone or after its own name, says nothing of
+	// the writer: skipped, the rank behind it read.
+	id = parse_prefix("dinov2-giant-gpus.cn-g021 [stderr] [rank0]: FileNotFoundError: x");
+	ck_assert_int_eq(id.rank, 0);
+	ck_assert(id.host.empty());
+	DIAG_CK_STR_EQ(std::string(id.body), "FileNotFoundError: x");
+	id = parse_prefix("[stdout] {'task': 'train', 'rate': 399.4}");
+	DIAG_CK_STR_EQ(std::string(id.body), "{'task': 'train', 'rate': 399.4}");
+	id = parse_prefix("copying to [stderr] file");
+	DIAG_CK_STR_EQ(std::string(id.body), "copying to [stderr] file");
 	// A clock, a device or a counter in brackets is no host.
 	for (const char *no : {"[09:25:10] loss 2.3", "[cuda:12] x", "[rank3:120] x", "[gpu-c12:x7] x"}) {
 		id = parse_prefix(no);

@@ -196,6 +196,24 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 	return true;
 }
 
+// A runner's stream tag: "[stderr] ", or a writer's name before it
+// ("dinov2-gpus.cn-g021 [stderr] ", milabench): the stream says nothing
+// of who wrote (the name is the runner's own, no host), so it is skipped;
+// its length, or 0.
+size_t stream_tag(std::string_view s)
+{
+	for (std::string_view tag : {std::string_view("[stdout] "), std::string_view("[stderr] ")}) {
+		if (s.substr(0, tag.size()) == tag)
+			return tag.size();
+		size_t at = s.find(tag.substr(0, tag.size() - 1));
+		if (at != std::string_view::npos && at >= 2 && at <= 80 && s[at - 1] == ' ' &&
+		    s.substr(0, at - 1).find(' ') == std::string_view::npos && at + tag.size() - 1 < s.size() &&
+		    s[at + tag.size() - 1] == ' ')
+			return at + tag.size();
+	}
+	return 0;
+}
+
 // Open MPI's own output and signal handler: "[gpn-c12:58233] " (the host
 // and pid of the process that writes); len covers the space.
 bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t &len)
@@ -402,6 +420,8 @@ line_identity parse_prefix(std::string_view line)
 {
 	line_identity id;
 	std::string_view s = line;
+	if (size_t t = stream_tag(s); t > 0)
+		s = s.substr(t);
 	for (int round = 0; round < 8; round++) {
 		s = skip_spaces(s);
 		if (s.empty())
