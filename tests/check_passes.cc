@@ -95,6 +95,19 @@ START_TEST(relevance_drops_kernel_lines_from_before_the_job)
 	pass_relevance(cx);
 	ck_assert(f.ev.events[0].dropped);
 	ck_assert(!f.ev.events[1].dropped);
+	// sacct -P's local Start, placed by the zone the clock pass found: a
+	// crash nine minutes before it is an earlier job's, as with a UTC Start.
+	fixture g;
+	g.ev.job.job_id = "78";
+	g.ev.job.times_local = true;
+	g.ev.job.start_us = t0;
+	g.ev.job.end_us = t0 + 3600 * us_per_s;
+	g.add(failure_class::segfault, event_role::initiating, -1, -9 * 60, 1, g.kern);
+	g.add(failure_class::segfault, event_role::initiating, -1, 11 * 60, 2, g.kern);
+	diagnosis_context cy(g.ev, g.kn, g.clk, g.fr);
+	pass_relevance(cy);
+	ck_assert(g.ev.events[0].dropped);
+	ck_assert(!g.ev.events[1].dropped);
 }
 END_TEST
 

@@ -68,7 +68,9 @@ void drop_outside_window(diagnosis_context &cx)
 {
 	if (cx.job_start_us == no_time || cx.job_end_us == no_time)
 		return; // nothing to bound the window with: keep all
-	bool start_known = cx.ev.job.start_us != no_time && !cx.ev.job.times_local;
+	// (sacct -P's local Start too: the clock pass placed it in the zone it
+	// found, the one the nodes' lines state.)
+	bool start_known = cx.ev.job.start_us != no_time;
 	// The job's last stamped line bounds its end from below only: unstamped
 	// lines (watchdogs, tracebacks, srun's reports) may follow it by hours.
 	// Only Slurm's End says when the job was over.
