@@ -60,6 +60,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \
 	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \
 	%reldir%/deciding/host_resolution.cc \
+	%reldir%/deciding/reclaimed_node.cc \
 	%reldir%/deciding/peer_fault.cc \
 	%reldir%/deciding/mutual_link_errors.cc \
 	%reldir%/deciding/xid_meaning.cc \

@@ -382,6 +382,37 @@ START_TEST(fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim)
 }
 END_TEST
 
+// A node lost on spot capacity is taken back, not broken: its name says so,
+// the job's launch asked for such capacity, or the cloud's notice came first
+// under another of its names. A plain node loss stays a failure.
+START_TEST(reclaimed_node_a_lost_spot_vm_is_a_preemption)
+{
+	for (int variant = 0; variant < 5; variant++) {
+		fixture f;
+		int lost = f.ev.intern_host(variant == 1 ? "mlc-a2spot-ghpc-1" : "10.130.2.44");
+		event &dead = f.add(failure_class::node_failure, event_role::initiating, -1, 17, 5);
+		dead.host = lost;
+		if (variant == 2) {
+			event &hint = f.add(failure_class::unknown, event_role::context, -1, -600, 1);
+			hint.captures = {{"spot_capacity", "--preemptible"}};
+		}
+		if (variant >= 3) {
+			event &notice = f.add(failure_class::preemption, event_role::initiating, -1, variant == 3 ? 5 : 900, 3);
+			notice.host = f.ev.intern_host("ray-worker-8b71d2e4-tpu");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::node_failure;
+		cx.d.first = &f.ev.events[0];
+		cx.d.first_host = lost;
+		pass_reclaimed_node(cx);
+		bool reclaimed = variant >= 1 && variant <= 3;
+		ck_assert_msg(cx.d.cls == (reclaimed ? failure_class::preemption : failure_class::node_failure), "variant %d",
+			      variant);
+		ck_assert_int_eq(cx.d.first_host, lost);
+	}
+}
+END_TEST
+
 START_TEST(fault_choice_borrows_the_rank_of_the_same_fault_in_other_words)
 {
 	fixture f;
@@ -3264,6 +3295,7 @@ static Suite *suite()
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim);
+	tcase_add_test(t, reclaimed_node_a_lost_spot_vm_is_a_preemption);
 	tcase_add_test(t, fault_choice_borrows_the_rank_of_the_same_fault_in_other_words);
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
 	tcase_add_test(t, common_mode_network_on_three_nodes_unless_one_node_is_in_every_report);

@@ -75,6 +75,7 @@ void pass_mutual_link_errors(diagnosis_context &cx); // mutual_link_errors.cc: l
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
 void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
+void pass_reclaimed_node(diagnosis_context &cx);   // reclaimed_node.cc: a node lost on spot capacity
 void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, and why not
 
 // The rank behind the others in training steps, as hang structure finds

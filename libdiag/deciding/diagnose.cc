@@ -35,6 +35,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_launch_phase(cx);
 	pass_nan_origin(cx);
 	pass_host_resolution(cx);
+	pass_reclaimed_node(cx);
 	pass_confidence(cx);
 
 	verdict v;
