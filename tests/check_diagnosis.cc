@@ -79,6 +79,32 @@ START_TEST(cuda_oom_beats_the_flood_of_timeouts)
 }
 END_TEST
 
+// DeepSpeed's launcher reports a failure with the last worker's command
+// line, whichever worker failed: with two workers its "--local_rank=1"
+// names nobody; with one, that worker.
+START_TEST(deepspeed_exit_line_names_the_last_spawned_worker)
+{
+	for (int workers = 1; workers <= 2; workers++) {
+		bundle b;
+		std::string slots = workers == 1 ? "[0]" : "[0, 1]";
+		std::string log = "[2026-05-02 11:00:01,100] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': " + slots + "}\n";
+		for (int w = 0; w < workers; w++)
+			log += "[2026-05-02 11:00:01,2" + std::to_string(w) + "0] [INFO] [launch.py:256:main] process 9010" +
+			       std::to_string(w) + " spawned with command: ['/usr/bin/python', '-u', 'train.py', '--local_rank=" +
+			       std::to_string(w) + "']\n";
+		log += "Traceback (most recent call last):\n"
+		       "  File \"train.py\", line 12, in <module>\n"
+		       "RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk\n"
+		       "[2026-05-02 11:02:13,118] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 90100\n"
+		       "[2026-05-02 11:02:14,001] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+		       "'--local_rank=" + std::to_string(workers - 1) + "'] exits with return code = 1\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "python_exception", workers == 1 ? 0 : -1);
+	}
+}
+END_TEST
+
 START_TEST(caught_traceback_is_a_decoy)
 {
 	bundle b;
@@ -559,6 +585,7 @@ static Suite *suite()
 	tcase_add_test(t, aligned_clocks_keep_their_order);
 	tcase_add_test(t, container_runtime_failing_one_task_is_a_launch_failure);
 	tcase_add_test(t, same_unlabelled_error_on_every_process_singles_out_nobody);
+	tcase_add_test(t, deepspeed_exit_line_names_the_last_spawned_worker);
 	suite_add_tcase(s, t);
 	return s;
 }

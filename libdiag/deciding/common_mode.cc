@@ -115,11 +115,13 @@ void pass_common_mode(diagnosis_context &cx)
 		      !one_node_in_every_report(cx, best);
 	if ((processes >= 3 || every_rank) && (best.e->cls != failure_class::network || fabric)) {
 		cx.d.common_mode = static_cast<int>(processes);
-		cx.d.common_host = hosts.size() == 1 ? *hosts.begin() : -1;
+		// (Lines of one known node beside lines that name none: that node,
+		// the others being its own unprefixed output.)
+		cx.d.common_host = hosts.size() == 1 || known_hosts.size() == 1 ? *known_hosts.begin() : -1;
 		cx.d.common_many_hosts = known_hosts.size() >= 2;
 		// Lines that name no host (one stdout for all): the node is the
 		// one whose ranks ended with an error of their own, if one.
-		if (hosts.size() == 1 && *hosts.begin() < 0)
+		if (known_hosts.empty())
 			cx.d.common_host = sole_host_of_failed_ranks(cx.ev);
 	}
 }

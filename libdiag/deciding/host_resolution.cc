@@ -486,6 +486,26 @@ void apply_spawned_pids(evidence &ev, bool single_machine)
 	}
 }
 
+// DeepSpeed's launcher reports a failed worker with the command line of the
+// last worker it spawned (--local_rank=N, capture last_spawned). Where N
+// is the node's last local rank, that says nothing of which worker failed;
+// where the node ran one worker, or N is below its last (a launcher that
+// printed the failed worker's own line), it is that worker's local rank.
+void apply_last_spawned(evidence &ev)
+{
+	for (auto &e : ev.events) {
+		long long n;
+		if (e.local_rank >= 0 || e.capture("last_spawned").empty() || !parse_uint_str(e.capture("last_spawned"), n))
+			continue;
+		int host = e.host >= 0 ? e.host : ev.ranks.sole_local_host();
+		size_t local = 0;
+		for (const auto &r : ev.ranks.all())
+			local += host >= 0 && r.second.host == host;
+		if (local <= 1 || static_cast<size_t>(n) + 1 < local)
+			e.local_rank = static_cast<int>(n);
+	}
+}
+
 void resolve_identities(evidence &ev)
 {
 	const std::vector<bool> one_task = apply_numbered_files(ev);
@@ -548,6 +568,7 @@ void resolve_identities(evidence &ev)
 		ev.ranks.add(ri);
 	}
 	apply_file_owners(ev, one_task);
+	apply_last_spawned(ev);
 	const bool single_machine = one_machine(ev);
 	for (auto &e : ev.events) {
 		if (e.rank < 0 && e.pid > 0)
