@@ -2055,6 +2055,33 @@ END_TEST
 // A cancel long after every rank's last progress, one rank behind in steps:
 // the cancel ended a hang, and that rank stopped. A cancel soon after the
 // last progress, or with nobody behind, stays a cancel.
+// Stall reports naming one rank missing for long before a time limit: the
+// limit ended a hang. A stall reported just before the limit is no cause.
+START_TEST(stopped_while_hung_a_time_limit_after_long_stall_reports_is_the_hang)
+{
+	for (double lead : {3600.0, 60.0}) {
+		fixture f;
+		event &limit = f.add(failure_class::time_limit, event_role::initiating, -1, lead, 50);
+		limit.kind = rule_kind::job_end;
+		for (int i = 0; i < 3; i++) {
+			event &stall = f.add(failure_class::collective_hang, event_role::victim, -1, i * 10.0, 10 + i);
+			stall.captures = {{"missing_rank", "0"}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_stall_report(cx);
+		cx.d.cls = failure_class::time_limit;
+		cx.d.first = &f.ev.events[0];
+		pass_stopped_while_hung(cx);
+		if (lead > 1800) {
+			ck_assert(cx.d.cls == failure_class::collective_hang);
+			ck_assert_int_eq(cx.d.first_rank, 0);
+		} else {
+			ck_assert(cx.d.cls == failure_class::time_limit);
+		}
+	}
+}
+END_TEST
+
 START_TEST(stopped_while_hung_a_cancel_after_a_long_silence_is_the_hang)
 {
 	for (int variant = 0; variant < 3; variant++) {
@@ -2779,6 +2806,7 @@ static void add_hang_tests(Suite *s)
 	tcase_add_test(t, decide_an_xid_without_a_rank_is_its_nodes_one_rank_not_waiting);
 	tcase_add_test(t, hang_structure_the_rank_behind_in_steps_stopped);
 	tcase_add_test(t, stopped_while_hung_a_cancel_after_a_long_silence_is_the_hang);
+	tcase_add_test(t, stopped_while_hung_a_time_limit_after_long_stall_reports_is_the_hang);
 	tcase_add_test(t, hang_structure_a_line_without_a_size_is_no_desync_and_the_gap_is_missing);
 	tcase_add_test(t, hang_structure_the_rank_that_aborted_without_a_word);
 	tcase_add_test(t, hang_structure_steps_of_other_kinds_of_line_do_not_compare);

@@ -1,4 +1,4 @@
-// A job cancelled from outside after its ranks had long stopped making
+// A job stopped from outside after its ranks had long stopped making
 // progress, one of them behind the others in steps: whoever cancelled it
 // ended a hang. The hang explains the end, the cancellation was its last
 // word (issue 11: Slurm's word decides only where nothing earlier and
@@ -19,9 +19,41 @@ constexpr int64_t silence_us = 30LL * 60 * 1000000; // beyond NCCL's default 10-
 
 } // namespace
 
+// The other ranks' stall reports had named one rank missing from their
+// collectives (Horovod's stall inspector, a minute at least into the wait)
+// before the job was stopped from outside (a cancel, its time limit): it
+// had stopped the job long before, and the stop ended a hang.
+bool ended_a_reported_stall(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if ((d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit) || cx.hv.stall_reports == 0 ||
+	    cx.hv.suspects.size() != 1 || !d.first || d.first->time_us == no_time)
+		return false;
+	// The stall reported long before the stop (a stall the stop merely
+	// interrupted is no cause of it).
+	int64_t first_stall = INT64_MAX;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.time_us != no_time &&
+		    (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty()))
+			first_stall = std::min(first_stall, e.time_us);
+	if (first_stall == INT64_MAX || d.first->time_us - first_stall < silence_us)
+		return false;
+	d.cls = failure_class::collective_hang;
+	d.first = nullptr;
+	d.first_rank = cx.hv.suspects[0];
+	d.first_host = -1;
+	d.rank_singled_out = true;
+	d.hang_why = cx.hv.why;
+	d.notes.push_back("the other ranks' stall reports named rank " + std::to_string(d.first_rank) +
+			  " missing before the job was stopped: the stop ended a hang");
+	return true;
+}
+
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
+	if (ended_a_reported_stall(cx))
+		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;
 	hang_view behind = ranks_behind_in_steps(cx.ev);
