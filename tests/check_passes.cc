@@ -877,6 +877,32 @@ START_TEST(host_resolution_a_numbered_file_is_one_tasks_output)
 }
 END_TEST
 
+// The first line names no node, the same fault in other words names one:
+// that node. Two nodes named, or a time limit (the job's), name none.
+START_TEST(host_resolution_takes_the_node_the_same_fault_names_elsewhere)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		failure_class cls = variant == 2 ? failure_class::time_limit : failure_class::host_oom;
+		f.add(cls, event_role::initiating, -1, 10, 5);
+		event &other = f.add(cls, event_role::initiating, -1, 9, 3);
+		other.host = f.ev.intern_host("10.52.3.12");
+		if (variant == 1) {
+			event &third = f.add(cls, event_role::initiating, -1, 9, 4);
+			third.host = f.ev.intern_host("10.52.3.13");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = cls;
+		cx.d.first = &f.ev.events[0];
+		pass_host_resolution(cx);
+		if (variant == 0)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "10.52.3.12");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
 {
 	fixture f;
@@ -3344,6 +3370,7 @@ static Suite *suite()
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
+	tcase_add_test(t, host_resolution_takes_the_node_the_same_fault_names_elsewhere);
 	tcase_add_test(t, host_resolution_a_numbered_file_is_one_tasks_output);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
 	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);

@@ -1093,6 +1093,24 @@ void pass_host_resolution(diagnosis_context &cx)
 			d.rank_singled_out = true;
 		}
 	}
+	// The first line names no node, but the same fault in other words does,
+	// one node only (Ray's raylet naming the node whose workers it killed
+	// for memory, beside the driver's bare OutOfMemoryError). (A time limit
+	// or a cancel is the job's, as is the end of the job (Slurm's banner
+	// "JOB N ON <batch host> ... DUE TO PREEMPTION") and what a rule reports
+	// for the whole job: the node whose log printed it is no culprit.)
+	if (d.first_host < 0 && d.first && d.common_mode == 0 && d.first_rank < 0 && d.cls != failure_class::time_limit &&
+	    d.cls != failure_class::user_cancel && d.first->kind != rule_kind::job_end &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		std::set<int> said;
+		for (const auto &e : cx.ev.events)
+			if (!e.dropped && e.cls == d.cls && e.role == event_role::initiating && e.host >= 0)
+				said.insert(e.host);
+		if (said.size() == 1) {
+			d.first_host = *said.begin();
+			d.rank_singled_out = true;
+		}
+	}
 	bool store_named = false;
 	if (d.cls == failure_class::launch_failure && d.first_rank < 0 && d.common_mode == 0)
 		if (int store = unreached_store_host(cx); store >= 0 && store != d.first_host &&
