@@ -105,6 +105,21 @@ START_TEST(deepspeed_exit_line_names_the_last_spawned_worker)
 }
 END_TEST
 
+// pdsh's host prefixes are two writers: one node's retry line does not make
+// the other node's traceback, just after it, a handled one.
+START_TEST(one_nodes_retry_does_not_handle_another_nodes_traceback)
+{
+	bundle b;
+	b.file("job.out", "gpu-a01: wandb: Network error (ReadTimeout), entering retry loop.\n"
+			  "gpu-b02: Traceback (most recent call last):\n"
+			  "gpu-b02:   File \"train.py\", line 40, in <module>\n"
+			  "gpu-b02: KeyError: 'labels'\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+	DIAG_CK_STR_EQ(v.first_host, "gpu-b02");
+}
+END_TEST
+
 START_TEST(caught_traceback_is_a_decoy)
 {
 	bundle b;
@@ -586,6 +601,7 @@ static Suite *suite()
 	tcase_add_test(t, container_runtime_failing_one_task_is_a_launch_failure);
 	tcase_add_test(t, same_unlabelled_error_on_every_process_singles_out_nobody);
 	tcase_add_test(t, deepspeed_exit_line_names_the_last_spawned_worker);
+	tcase_add_test(t, one_nodes_retry_does_not_handle_another_nodes_traceback);
 	suite_add_tcase(s, t);
 	return s;
 }

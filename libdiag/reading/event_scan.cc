@@ -98,16 +98,6 @@ uint64_t count_newlines(const char *p, size_t n)
 	return count;
 }
 
-// The writer of a line, as read_text_log keys it (its process()).
-uint64_t writer_ident(const line_identity &id)
-{
-	return id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
-	       : id.task >= 0 ? (2ull << 40) | static_cast<uint64_t>(id.task)
-	       : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
-	       : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
-			     : 0;
-}
-
 // Rank-like writers (a rank, a task label, a local rank) print progress
 // of their own; unprefixed lines and pids are anyone's.
 bool rank_like(uint64_t ident)

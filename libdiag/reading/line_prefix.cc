@@ -609,4 +609,26 @@ line_identity identify(std::string_view seg, bool kernel_log)
 	return id;
 }
 
+// The writer of a line, as the readers key it: a rank, else a task label,
+// else a local rank, else a pid, else the host a prefix names (pdsh's
+// "10.0.3.22: ": one node's unlabelled output, not another's); 0 for
+// unprefixed lines, anyone's.
+uint64_t writer_ident(const line_identity &id)
+{
+	if (id.rank >= 0)
+		return (1ull << 40) | static_cast<uint64_t>(id.rank);
+	if (id.task >= 0)
+		return (2ull << 40) | static_cast<uint64_t>(id.task);
+	if (id.local_rank >= 0)
+		return (3ull << 40) | static_cast<uint64_t>(id.local_rank);
+	if (id.pid >= 0)
+		return (4ull << 40) | static_cast<uint64_t>(id.pid);
+	if (id.host.empty())
+		return 0;
+	uint64_t h = 1469598103934665603ull; // FNV-1a
+	for (char c : id.host)
+		h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+	return (5ull << 40) | (h & ((1ull << 40) - 1));
+}
+
 } // namespace diag

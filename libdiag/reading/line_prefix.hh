@@ -5,6 +5,7 @@
 // NCCL's `[R]` a CUDA device.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace diag {
@@ -22,6 +23,9 @@ struct line_identity {
 };
 
 line_identity parse_prefix(std::string_view line);
+
+// The writer of a line, as the readers key it (see line_prefix.cc).
+uint64_t writer_ident(const line_identity &id);
 
 // Who wrote seg: its prefixes, except on a kernel log's lines, which carry
 // none (the whole line is the body).

@@ -901,12 +901,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				file_rank_line = line_no;
 			}
 
-			// The writer: a rank, else a task label, else a local rank, else a host.
-			uint64_t ident = id.rank >= 0 ? (1ull << 40) | static_cast<uint64_t>(id.rank)
-					 : id.task >= 0 ? (2ull << 40) | static_cast<uint64_t>(id.task)
-					 : id.local_rank >= 0 ? (3ull << 40) | static_cast<uint64_t>(id.local_rank)
-					 : id.pid >= 0 ? (4ull << 40) | static_cast<uint64_t>(id.pid)
-					 : 0;
+			const uint64_t ident = writer_ident(id);
 			uint32_t key = find_writer(ident);
 
 			// Resolution to UTC happens later, with the node's context.
@@ -1021,7 +1016,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			e.file = file;
 			e.line = line_no;
 			e.key = key;
-			e.writer_known = ident != 0;
+			// (A host's output is many ranks': no one writer of its own.)
+			e.writer_known = ident != 0 && (ident >> 40) != 5;
 			// A launcher's [rankN] prefix is the global rank; "Rank R" in a
 			// subgroup's watchdog line ([PG ID 3 ... Rank R]) is not.
 			if (id.rank >= 0)
