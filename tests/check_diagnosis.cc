@@ -120,6 +120,26 @@ START_TEST(one_nodes_retry_does_not_handle_another_nodes_traceback)
 }
 END_TEST
 
+// A chain whose cause is only a generic exception (a socket refused) and
+// whose next link says what failed (the rendezvous): that link names it.
+START_TEST(a_generic_cause_yields_to_the_link_that_names_the_failure)
+{
+	bundle b;
+	b.file("job.out", "Traceback (most recent call last):\n"
+			  "  File \"/usr/lib/python3/socket.py\", line 9, in create_connection\n"
+			  "ConnectionRefusedError: [Errno 111] Connection refused\n"
+			  "\n"
+			  "The above exception was the direct cause of the following exception:\n"
+			  "\n"
+			  "Traceback (most recent call last):\n"
+			  "  File \"/usr/bin/torchrun\", line 8, in <module>\n"
+			  "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to etcd has failed. "
+			  "See inner exception for details.\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "launch_failure");
+}
+END_TEST
+
 START_TEST(caught_traceback_is_a_decoy)
 {
 	bundle b;
@@ -602,6 +622,7 @@ static Suite *suite()
 	tcase_add_test(t, same_unlabelled_error_on_every_process_singles_out_nobody);
 	tcase_add_test(t, deepspeed_exit_line_names_the_last_spawned_worker);
 	tcase_add_test(t, one_nodes_retry_does_not_handle_another_nodes_traceback);
+	tcase_add_test(t, a_generic_cause_yields_to_the_link_that_names_the_failure);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1163,7 +1163,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// "Traceback") is no progress after the first.
 				for (long l : links)
 					ev.events[static_cast<size_t>(l)].chained_until = line_no;
-				if (w.chain_inner && e.role == event_role::initiating)
+				// (Where the cause is only a generic exception, a socket's
+				// ConnectionRefusedError, and the link it caused says what
+				// failed, a RendezvousConnectionError: that link names it.)
+				bool generic_cause = prev.r && prev.r->id == "python.exception" && r->id != "python.exception" &&
+						     e.role == event_role::initiating;
+				if ((w.chain_inner && e.role == event_role::initiating) || (!w.chain_inner && generic_cause))
 					prev.decoy = true;
 				else if (!w.chain_inner && prev.role == event_role::initiating && !prev.dropped)
 					e.decoy = true;
