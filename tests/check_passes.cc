@@ -903,6 +903,29 @@ START_TEST(host_resolution_takes_the_node_the_same_fault_names_elsewhere)
 }
 END_TEST
 
+// A fault that names no node, in a job whose lines name one machine only:
+// that machine. With two named, none.
+START_TEST(host_resolution_the_one_machine_the_lines_name)
+{
+	for (int machines = 1; machines <= 2; machines++) {
+		fixture f;
+		f.add(failure_class::cuda_oom, event_role::initiating, -1, 10, 5);
+		for (int m = 0; m < machines; m++) {
+			event &c = f.add(failure_class::unknown, event_role::context, -1, 1, 1 + m);
+			c.host = f.ev.intern_host(m == 0 ? "gpu3090-07" : "gpu3090-08");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::cuda_oom;
+		cx.d.first = &f.ev.events[0];
+		pass_host_resolution(cx);
+		if (machines == 1)
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu3090-07");
+		else
+			ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
 {
 	fixture f;
@@ -3371,6 +3394,7 @@ static Suite *suite()
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, host_resolution_takes_the_node_the_same_fault_names_elsewhere);
+	tcase_add_test(t, host_resolution_the_one_machine_the_lines_name);
 	tcase_add_test(t, host_resolution_a_numbered_file_is_one_tasks_output);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);
 	tcase_add_test(t, identities_ranks_in_one_agents_stream_run_on_its_node);

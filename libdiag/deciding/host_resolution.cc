@@ -1088,6 +1088,10 @@ void pass_host_resolution(diagnosis_context &cx)
 					said.insert(e.capture("job_node"));
 			nodes.assign(said.begin(), said.end());
 		}
+		// Else the one machine every line that names one names.
+		if (nodes.empty())
+			if (std::vector<int> named = named_machines(cx.ev); named.size() == 1)
+				nodes.push_back(cx.ev.host_name(named[0]));
 		if (nodes.size() == 1) {
 			d.first_host = cx.ev.intern_host(nodes[0]);
 			d.rank_singled_out = true;
