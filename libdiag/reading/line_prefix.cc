@@ -202,15 +202,16 @@ bool nccl_prefix(std::string_view s, line_identity &id, size_t &len)
 // its length, or 0.
 size_t stream_tag(std::string_view s)
 {
-	for (std::string_view tag : {std::string_view("[stdout] "), std::string_view("[stderr] ")}) {
-		if (s.substr(0, tag.size()) == tag)
-			return tag.size();
-		size_t at = s.find(tag.substr(0, tag.size() - 1));
-		if (at != std::string_view::npos && at >= 2 && at <= 80 && s[at - 1] == ' ' &&
-		    s.substr(0, at - 1).find(' ') == std::string_view::npos && at + tag.size() - 1 < s.size() &&
-		    s[at + tag.size() - 1] == ' ')
+	// (The name has no space: the tag can only follow the first one.)
+	size_t sp = s.find(' ');
+	size_t at = sp == std::string_view::npos ? 0 : sp >= 2 && sp <= 80 ? sp + 1 : std::string_view::npos;
+	if (s.substr(0, 1) == "[")
+		at = 0;
+	if (at == std::string_view::npos)
+		return 0;
+	for (std::string_view tag : {std::string_view("[stdout] "), std::string_view("[stderr] ")})
+		if (s.substr(at, tag.size()) == tag)
 			return at + tag.size();
-	}
 	return 0;
 }
 
