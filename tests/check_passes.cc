@@ -918,10 +918,18 @@ START_TEST(host_resolution_the_one_machine_the_lines_name)
 		cx.d.cls = failure_class::cuda_oom;
 		cx.d.first = &f.ev.events[0];
 		pass_host_resolution(cx);
-		if (machines == 1)
+		// A hang's rank found by structure, with no line of its own: the same.
+		diagnosis_context cy(f.ev, f.kn, f.clk, f.fr);
+		cy.d.cls = failure_class::collective_hang;
+		cy.d.first_rank = 0;
+		pass_host_resolution(cy);
+		if (machines == 1) {
 			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu3090-07");
-		else
+			DIAG_CK_STR_EQ(f.ev.host_name(cy.d.first_host), "gpu3090-07");
+		} else {
 			ck_assert_int_eq(cx.d.first_host, -1);
+			ck_assert_int_eq(cy.d.first_host, -1);
+		}
 	}
 }
 END_TEST

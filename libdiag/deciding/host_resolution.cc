@@ -1033,6 +1033,11 @@ void pass_host_resolution(diagnosis_context &cx)
 	}
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
+	// A rank whose host nothing says, in a job without a node list whose
+	// lines name one machine only: that machine.
+	if (d.first_host < 0 && d.first_rank >= 0 && cx.ev.job.nodelist.empty())
+		if (std::vector<int> named = named_machines(cx.ev); named.size() == 1)
+			d.first_host = named[0];
 	// A stop from outside that reached one node of several (one pod
 	// deleted, one node's launcher signalled) before anything went wrong:
 	// the others only lost it. That node is where the job was stopped.
