@@ -881,11 +881,14 @@ END_TEST
 // that node. Two nodes named, or a time limit (the job's), name none.
 START_TEST(host_resolution_takes_the_node_the_same_fault_names_elsewhere)
 {
-	for (int variant = 0; variant < 3; variant++) {
+	for (int variant = 0; variant < 4; variant++) {
 		fixture f;
-		failure_class cls = variant == 2 ? failure_class::time_limit : failure_class::host_oom;
+		failure_class cls = variant == 2 ? failure_class::time_limit
+				    : variant == 3 ? failure_class::preemption
+						   : failure_class::host_oom;
 		f.add(cls, event_role::initiating, -1, 10, 5);
-		event &other = f.add(cls, event_role::initiating, -1, 9, 3);
+		// (A reclaim naming no node, beside the node lost: that node.)
+		event &other = f.add(variant == 3 ? failure_class::node_failure : cls, event_role::initiating, -1, 9, 3);
 		other.host = f.ev.intern_host("10.52.3.12");
 		if (variant == 1) {
 			event &third = f.add(cls, event_role::initiating, -1, 9, 4);
@@ -895,7 +898,7 @@ START_TEST(host_resolution_takes_the_node_the_same_fault_names_elsewhere)
 		cx.d.cls = cls;
 		cx.d.first = &f.ev.events[0];
 		pass_host_resolution(cx);
-		if (variant == 0)
+		if (variant == 0 || variant == 3)
 			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "10.52.3.12");
 		else
 			ck_assert_int_eq(cx.d.first_host, -1);

@@ -1111,9 +1111,11 @@ void pass_host_resolution(diagnosis_context &cx)
 	if (d.first_host < 0 && d.first && d.common_mode == 0 && d.first_rank < 0 && d.cls != failure_class::time_limit &&
 	    d.cls != failure_class::user_cancel && d.first->kind != rule_kind::job_end &&
 	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		// (A reclaim that names no node: the node lost is the one taken.)
 		std::set<int> said;
 		for (const auto &e : cx.ev.events)
-			if (!e.dropped && e.cls == d.cls && e.role == event_role::initiating && e.host >= 0)
+			if (!e.dropped && e.role == event_role::initiating && e.host >= 0 &&
+			    (e.cls == d.cls || (d.cls == failure_class::preemption && e.cls == failure_class::node_failure)))
 				said.insert(e.host);
 		if (said.size() == 1) {
 			d.first_host = *said.begin();
