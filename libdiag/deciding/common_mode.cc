@@ -117,7 +117,7 @@ void pass_common_mode(diagnosis_context &cx)
 		cx.d.common_mode = static_cast<int>(processes);
 		// (Lines of one known node beside lines that name none: that node,
 		// the others being its own unprefixed output.)
-		cx.d.common_host = hosts.size() == 1 || known_hosts.size() == 1 ? *known_hosts.begin() : -1;
+		cx.d.common_host = known_hosts.size() == 1 ? *known_hosts.begin() : -1;
 		cx.d.common_many_hosts = known_hosts.size() >= 2;
 		// Lines that name no host (one stdout for all): the node is the
 		// one whose ranks ended with an error of their own, if one.

@@ -126,6 +126,17 @@ std::vector<int> named_machines(const evidence &ev)
 	return out;
 }
 
+// The machines a cluster manager or a terminal's prompt says the job ran
+// on (capture job_node).
+std::vector<std::string> job_nodes(const evidence &ev)
+{
+	std::set<std::string> said;
+	for (const auto &e : ev.events)
+		if (!e.dropped && !e.capture("job_node").empty())
+			said.insert(e.capture("job_node"));
+	return std::vector<std::string>(said.begin(), said.end());
+}
+
 // The job's nodes: Slurm's node list, else every node the logs name, else
 // the machines a cluster manager or a terminal's prompt says the job ran on.
 size_t nodes_in_job(const evidence &ev)
@@ -134,11 +145,7 @@ size_t nodes_in_job(const evidence &ev)
 		return expand_nodelist(ev.job.nodelist).size();
 	if (size_t named = named_machines(ev).size())
 		return named;
-	std::set<std::string> said;
-	for (const auto &e : ev.events)
-		if (!e.dropped && !e.capture("job_node").empty())
-			said.insert(e.capture("job_node"));
-	return said.size();
+	return job_nodes(ev).size();
 }
 
 void resolve_agent_workers(evidence &ev)
@@ -1036,8 +1043,7 @@ void pass_host_resolution(diagnosis_context &cx)
 	// A rank whose host nothing says, in a job without a node list whose
 	// lines name one machine only: that machine.
 	if (d.first_host < 0 && d.first_rank >= 0 && cx.ev.job.nodelist.empty())
-		if (std::vector<int> named = named_machines(cx.ev); named.size() == 1)
-			d.first_host = named[0];
+		d.first_host = sole_named_machine(cx.ev);
 	// A stop from outside that reached one node of several (one pod
 	// deleted, one node's launcher signalled) before anything went wrong:
 	// the others only lost it. That node is where the job was stopped.
@@ -1086,17 +1092,12 @@ void pass_host_resolution(diagnosis_context &cx)
 	const bool job_report = d.first && d.first->r && d.first->r->scope == rule::fault_scope::job;
 	if (d.first_host < 0 && d.first && node_fault && (!job_report || d.cls == failure_class::node_failure)) {
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
-		if (nodes.empty()) {
-			std::set<std::string> said;
-			for (const auto &e : cx.ev.events)
-				if (!e.dropped && !e.capture("job_node").empty())
-					said.insert(e.capture("job_node"));
-			nodes.assign(said.begin(), said.end());
-		}
+		if (nodes.empty())
+			nodes = job_nodes(cx.ev);
 		// Else the one machine every line that names one names.
 		if (nodes.empty())
-			if (std::vector<int> named = named_machines(cx.ev); named.size() == 1)
-				nodes.push_back(cx.ev.host_name(named[0]));
+			if (int own = sole_named_machine(cx.ev); own >= 0)
+				nodes.push_back(cx.ev.host_name(own));
 		if (nodes.size() == 1) {
 			d.first_host = cx.ev.intern_host(nodes[0]);
 			d.rank_singled_out = true;

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
+#include <utility>
 
 namespace diag {
 
@@ -17,7 +19,17 @@ namespace {
 
 constexpr int64_t silence_us = 30LL * 60 * 1000000; // beyond NCCL's default 10-minute timeout, thrice
 
-} // namespace
+// The stop ended a hang: the decision becomes that rank's hang.
+void ended_a_hang(decision &d, int rank, const std::string &why, std::string note)
+{
+	d.cls = failure_class::collective_hang;
+	d.first = nullptr;
+	d.first_rank = rank;
+	d.first_host = -1;
+	d.rank_singled_out = true;
+	d.hang_why = why;
+	d.notes.push_back(std::move(note));
+}
 
 // The other ranks' stall reports had named one rank missing from their
 // collectives (Horovod's stall inspector, a minute at least into the wait)
@@ -38,16 +50,13 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 			first_stall = std::min(first_stall, e.time_us);
 	if (first_stall == INT64_MAX || d.first->time_us - first_stall < silence_us)
 		return false;
-	d.cls = failure_class::collective_hang;
-	d.first = nullptr;
-	d.first_rank = cx.hv.suspects[0];
-	d.first_host = -1;
-	d.rank_singled_out = true;
-	d.hang_why = cx.hv.why;
-	d.notes.push_back("the other ranks' stall reports named rank " + std::to_string(d.first_rank) +
-			  " missing before the job was stopped: the stop ended a hang");
+	ended_a_hang(d, cx.hv.suspects[0], cx.hv.why,
+		     "the other ranks' stall reports named rank " + std::to_string(cx.hv.suspects[0]) +
+			     " missing before the job was stopped: the stop ended a hang");
 	return true;
 }
+
+} // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
@@ -69,14 +78,9 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	if (latest == INT64_MIN || stop - latest < silence_us)
 		return;
 	const long long minutes = (stop - latest) / (60LL * 1000000);
-	d.cls = failure_class::collective_hang;
-	d.first = nullptr;
-	d.first_rank = behind.suspects[0];
-	d.first_host = -1;
-	d.rank_singled_out = true;
-	d.hang_why = behind.why;
-	d.notes.push_back("the job was cancelled " + std::to_string(minutes) +
-			  " minutes after the last progress of any rank: the cancellation ended a hang");
+	ended_a_hang(d, behind.suspects[0], behind.why,
+		     "the job was cancelled " + std::to_string(minutes) +
+			     " minutes after the last progress of any rank: the cancellation ended a hang");
 }
 
 } // namespace diag

@@ -219,7 +219,9 @@ size_t stream_tag(std::string_view s)
 // and pid of the process that writes); len covers the space.
 bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t &len)
 {
-	size_t colon = s.find(':'), close = s.find("] ");
+	// (A host and a pid fit in the line's first 80 bytes.)
+	std::string_view head = s.substr(0, 80);
+	size_t colon = head.find(':'), close = head.find("] ");
 	if (s.empty() || s[0] != '[' || colon == std::string_view::npos || close == std::string_view::npos ||
 	    colon > close || colon < 2 || close - colon - 1 < 2 || close - colon - 1 > 10)
 		return false;
@@ -614,6 +616,8 @@ line_identity identify(std::string_view seg, bool kernel_log)
 // else a local rank, else a pid, else the host a prefix names (pdsh's
 // "10.0.3.22: ": one node's unlabelled output, not another's); 0 for
 // unprefixed lines, anyone's.
+constexpr uint64_t host_writer_kind = 5;
+
 uint64_t writer_ident(const line_identity &id)
 {
 	if (id.rank >= 0)
@@ -629,7 +633,12 @@ uint64_t writer_ident(const line_identity &id)
 	uint64_t h = 1469598103934665603ull; // FNV-1a
 	for (char c : id.host)
 		h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-	return (5ull << 40) | (h & ((1ull << 40) - 1));
+	return (host_writer_kind << 40) | (h & ((1ull << 40) - 1));
+}
+
+bool host_writer(uint64_t ident)
+{
+	return (ident >> 40) == host_writer_kind;
 }
 
 } // namespace diag

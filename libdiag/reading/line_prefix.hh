@@ -26,6 +26,9 @@ line_identity parse_prefix(std::string_view line);
 
 // The writer of a line, as the readers key it (see line_prefix.cc).
 uint64_t writer_ident(const line_identity &id);
+// Whether a writer is a host's whole output (a prefix naming only a host):
+// many ranks', no one writer of its own.
+bool host_writer(uint64_t ident);
 
 // Who wrote seg: its prefixes, except on a kernel log's lines, which carry
 // none (the whole line is the body).

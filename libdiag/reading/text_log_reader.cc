@@ -1016,8 +1016,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			e.file = file;
 			e.line = line_no;
 			e.key = key;
-			// (A host's output is many ranks': no one writer of its own.)
-			e.writer_known = ident != 0 && (ident >> 40) != 5;
+			e.writer_known = ident != 0 && !host_writer(ident);
 			// A launcher's [rankN] prefix is the global rank; "Rank R" in a
 			// subgroup's watchdog line ([PG ID 3 ... Rank R]) is not.
 			if (id.rank >= 0)
