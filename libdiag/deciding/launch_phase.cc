@@ -187,10 +187,14 @@ void pass_launch_phase(diagnosis_context &cx)
 	// set-up, is what to look at.
 	const bool host_link = d.cls == failure_class::network && d.first && d.first->r &&
 			       d.first->r->scope == rule::fault_scope::node;
+	// A file or a Python exception counts only where it failed inside the
+	// set-up itself (its traceback runs through it): a missing file or a bad
+	// argument found before any progress is as often the training's own.
+	const bool set_up_only = d.cls == failure_class::filesystem || d.cls == failure_class::python_exception;
 	if ((d.cls == failure_class::network || d.cls == failure_class::cuda_oom || d.cls == failure_class::cuda_error ||
-	     d.cls == failure_class::filesystem) &&
+	     set_up_only) &&
 	    !host_link &&
-	    d.first && (d.cls == failure_class::filesystem ? fault_on_init_trail(cx, *d.first) : during_startup(cx.ev, *d.first)))
+	    d.first && (set_up_only ? fault_on_init_trail(cx, *d.first) : during_startup(cx.ev, *d.first)))
 		d.cls = failure_class::launch_failure;
 	else if (!(d.cls == failure_class::launch_failure && d.first && nothing_ran(cx.ev)))
 		return;
