@@ -791,6 +791,26 @@ START_TEST(launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_laun
 }
 END_TEST
 
+// A Python exception is a launch failure only where its traceback ran
+// through the set-up itself (at_startup, from a set-up frame): the same
+// exception before any progress, with no such frame, is the training's.
+START_TEST(launch_phase_a_python_exception_inside_the_set_up_is_a_launch_failure)
+{
+	for (int in_set_up = 0; in_set_up <= 1; in_set_up++) {
+		fixture f;
+		event &e = f.add(failure_class::python_exception, event_role::initiating, 3, 0, 12);
+		e.at_startup = in_set_up;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::python_exception;
+		cx.d.first = &f.ev.events[0];
+		cx.d.first_rank = 3;
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == (in_set_up ? failure_class::launch_failure : failure_class::python_exception));
+		ck_assert_int_eq(cx.d.first_rank, 3);
+	}
+}
+END_TEST
+
 START_TEST(nan_origin_is_the_rank_that_is_different)
 {
 	fixture f;
@@ -3405,6 +3425,7 @@ static Suite *suite()
 	tcase_add_test(t, decide_a_launcher_reported_kill_with_no_stop_announced_is_the_oom_killer);
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
+	tcase_add_test(t, launch_phase_a_python_exception_inside_the_set_up_is_a_launch_failure);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
