@@ -301,6 +301,28 @@ START_TEST(slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop)
 }
 END_TEST
 
+// A worker's death its runner could only guess at (Ray's connection error
+// code 2, the OOM killer first of its causes) is the job's end where
+// nothing went wrong before it; after a watchdog timeout it is teardown.
+START_TEST(slurm_last_word_an_unexplained_death_before_any_trouble_is_its_likely_cause)
+{
+	for (int timed_out = 0; timed_out <= 1; timed_out++) {
+		fixture f;
+		if (timed_out) {
+			event &w = f.add(failure_class::collective_hang, event_role::victim, 1, 0, 5);
+			w.kind = rule_kind::watchdog;
+		}
+		event &k = f.add(failure_class::host_oom, event_role::context, -1, 60, 9, 0, "ray.worker_died_unexplained");
+		k.kind = rule_kind::task_exit;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		const event &ki = f.ev.events.back();
+		ck_assert(ki.role == (timed_out ? event_role::context : event_role::initiating));
+		ck_assert(ki.cls == failure_class::host_oom);
+	}
+}
+END_TEST
+
 // A job that died of a signal in the last minutes of its time limit
 // (Slurm's --signal=B:INT@30 ahead of the limit) reached its limit: the
 // KeyboardInterrupt is the limit's, not the user's. An hour short of the
@@ -3405,6 +3427,7 @@ static Suite *suite()
 	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
 	tcase_add_test(t, slurm_last_word_a_signal_at_the_time_limit_is_the_limit);
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
+	tcase_add_test(t, slurm_last_word_an_unexplained_death_before_any_trouble_is_its_likely_cause);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim);
 	tcase_add_test(t, reclaimed_node_a_lost_spot_vm_is_a_preemption);

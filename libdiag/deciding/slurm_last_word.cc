@@ -5,6 +5,9 @@
 // job had gone wrong was cancelled from outside (scancel); a job that the
 // user interrupted (Ctrl-C) before anything went wrong was stopped by them,
 // and so was one whose launcher was told to stop where no scheduler ran.
+// A worker whose death its runner could only guess at (Ray's "exits with a
+// connection error code 2", the OOM killer first of the causes it lists),
+// before anything went wrong, died of that guess.
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
 
@@ -151,6 +154,23 @@ void interrupt_without_cause(evidence &ev)
 	end_without_cause(ev, first);
 }
 
+// A worker's end its runner reports with a likely cause but no word of the
+// worker's own (a task_exit rule with a class, in context): where nothing
+// of the job went wrong before it, the likely cause is the job's end. After
+// a fault or a timeout it is that fault's teardown.
+void unexplained_death_without_cause(evidence &ev)
+{
+	event *first = nullptr;
+	for (auto &e : ev.events)
+		if (!e.dropped && e.kind == rule_kind::task_exit && e.role == event_role::context &&
+		    e.cls != failure_class::unknown && e.cls != failure_class::user_cancel &&
+		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
+			first = &e;
+	end_without_cause(ev, first);
+	if (first && first->role == event_role::initiating)
+		first->weight = 30; // a guess: the kernel log would confirm it
+}
+
 bool sacct_state_event(const evidence &ev, event &out)
 {
 	const std::string &s = ev.job.state;
@@ -194,6 +214,7 @@ void pass_slurm_last_word(diagnosis_context &cx)
 {
 	step_cancel_without_cause(cx.ev);
 	interrupt_without_cause(cx.ev);
+	unexplained_death_without_cause(cx.ev);
 	cx.have_sacct = sacct_state_event(cx.ev, cx.sacct_ev);
 }
 
