@@ -1209,6 +1209,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.decoy = true;
 				w.traceback_handled = false;
 			}
+			// A wrapper whose own line heads the traceback it re-raises
+			// (Ray's "RayTaskError(X): ray::task() (pid=, ip=)", the
+			// worker's frames and X below it): a traceback opens here.
+			if (!caps.get("opens_traceback").empty()) {
+				w.traceback_line = line_no;
+				w.open_tracebacks = 1;
+				w.traceback_handled = false;
+				w.traceback_at_startup = false;
+			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.
 			// Its "host : H" line, just before, says where.
