@@ -172,6 +172,20 @@ bool stopped_from_outside(const evidence &ev)
 	return false;
 }
 
+// The last exception with a class that the exit's own writer (its file and
+// host) raised in the lines before the exit, naming no other rank.
+const event *own_exception_before(const evidence &ev, const event &exit)
+{
+	constexpr uint64_t window = 64;
+	const event *out = nullptr;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.kind == rule_kind::exception && e.cls != failure_class::unknown && e.file == exit.file &&
+		    e.host == exit.host && e.line < exit.line && exit.line - e.line <= window &&
+		    (e.rank < 0 || e.rank == exit.rank) && (!out || e.line > out->line))
+			out = &e;
+	return out;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -236,6 +250,10 @@ void without_initiator(diagnosis_context &cx)
 		d.first_host = d.first->host;
 		d.rank_singled_out = true;
 		d.confidence = "low";
+		// The exception its own writer raised just before (a store it
+		// could not reach, no rank on the line) says what kind of end.
+		if (const event *why = own_exception_before(ev, *d.first))
+			d.cls = why->cls;
 		return;
 	}
 	if (hv.reporting() > 0 || !hv.suspects.empty()) {
