@@ -3250,6 +3250,25 @@ START_TEST(stall_report_names_the_missing_rank)
 }
 END_TEST
 
+// A stall the job got past (its file's progress went on ten minutes and
+// more after the report: a rank evaluating alone) names nobody; progress a
+// minute after it (the missing rank finishing its own work) is no sign.
+START_TEST(stall_report_a_stall_the_job_got_past_names_nobody)
+{
+	for (int later_min : {1, 20}) {
+		fixture f;
+		stall_reports(f, 1, "missing_rank", "0");
+		uint64_t key = writer_key(f.log, 7);
+		f.ev.last_progress[key] = 40;
+		f.ev.last_progress_us[key] = file_local_us(f.ev.events[0].ts) + later_min * 60LL * 1000000;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		pass_stall_report(cx);
+		ck_assert_uint_eq(cx.hv.suspects.size(), later_min == 1 ? 1 : 0);
+	}
+}
+END_TEST
+
 // Before Horovod 0.15 the report lists the ranks that did submit: the rest
 // of a known world (an MPI launch's -np) is missing; with no world known,
 // nobody is named.
@@ -3389,6 +3408,7 @@ static void add_stall_tests(Suite *s)
 {
 	TCase *t = tcase_create("stall");
 	tcase_add_test(t, stall_report_names_the_missing_rank);
+	tcase_add_test(t, stall_report_a_stall_the_job_got_past_names_nobody);
 	tcase_add_test(t, stall_report_the_rest_of_the_world_beside_the_ready_ranks);
 	tcase_add_test(t, stall_report_lists_several_missing_ranks_and_reads_a_label);
 	tcase_add_test(t, stall_report_leaves_a_suspect_the_structure_found);

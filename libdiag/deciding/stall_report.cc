@@ -3,6 +3,7 @@
 // wait in (horovod.yaml, capture missing_rank). Runs after the hang's own
 // structure and fills in only where that singles out nobody.
 #include "deciding/context.hh"
+#include "reading/timestamp.hh"
 
 #include <algorithm>
 #include <cctype>
@@ -29,6 +30,27 @@ void add_ranks(const std::string &list, std::set<int> &out)
 	}
 }
 
+// Whether the job went on making progress long after the report (its
+// file's last progress line ten minutes or more later): the stall cleared
+// (a rank evaluating alone, then the collective went on), something the
+// job survived, not what stopped it. (A rank that finishes its own work
+// just after the report, then leaves, is no such progress.)
+bool progress_long_after(const evidence &ev, const event &report)
+{
+	constexpr int64_t cleared_us = 10LL * 60 * 1000000;
+	if (report.ts.kind == ts_kind::none)
+		return false;
+	const int64_t at = file_local_us(report.ts);
+	for (const auto &p : ev.last_progress) {
+		if (static_cast<uint32_t>(p.first >> 32) != report.file || p.second <= report.line)
+			continue;
+		auto us = ev.last_progress_us.find(p.first);
+		if (us != ev.last_progress_us.end() && us->second - at >= cleared_us)
+			return true;
+	}
+	return false;
+}
+
 } // namespace
 
 void pass_stall_report(diagnosis_context &cx)
@@ -39,7 +61,7 @@ void pass_stall_report(diagnosis_context &cx)
 	std::set<int> missing;
 	int reports = 0;
 	for (const auto &e : cx.ev.events) {
-		if (e.dropped)
+		if (e.dropped || progress_long_after(cx.ev, e))
 			continue;
 		std::string m = e.capture("missing_rank");
 		bool list = std::any_of(e.captures.begin(), e.captures.end(),
