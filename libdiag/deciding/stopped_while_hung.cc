@@ -26,7 +26,7 @@ void ended_a_hang(decision &d, int rank, const std::string &why, std::string not
 	d.first = nullptr;
 	d.first_rank = rank;
 	d.first_host = -1;
-	d.rank_singled_out = true;
+	d.rank_singled_out = rank >= 0;
 	d.hang_why = why;
 	d.notes.push_back(std::move(note));
 }
@@ -56,12 +56,30 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	return true;
 }
 
+// A process seen waiting in a collective by a dump that carries no time
+// (py-spy's, taken of a live process: before the job ended) while the user
+// stopped the job: the stop ended a hang. A dump names a pid, not a rank.
+bool stopped_while_seen_waiting(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::user_cancel || !d.first)
+		return false;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.kind == rule_kind::watchdog && e.ts.kind == ts_kind::none && e.file != d.first->file) {
+			ended_a_hang(d, -1, "a process was seen waiting in a collective (" + e.capture("op") + ") before the stop",
+				     "a dump of a live process found it waiting in " + e.capture("op") +
+					     ": the user's stop ended a hang");
+			return true;
+		}
+	return false;
+}
+
 } // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (ended_a_reported_stall(cx))
+	if (ended_a_reported_stall(cx) || stopped_while_seen_waiting(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;
