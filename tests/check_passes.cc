@@ -921,6 +921,33 @@ END_TEST
 
 // The first line names no node, the same fault in other words names one:
 // that node. Two nodes named, or a time limit (the job's), name none.
+// A spot VM's notice names the Kubernetes node; the job's lines know the
+// machine as its pod (kubectl get pods -o wide's row ties the two): the
+// verdict names the pod. Two pods on that node, or a pod the job's lines
+// never name: the node stays.
+START_TEST(host_resolution_names_a_node_by_the_pod_the_job_knows)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		event &notice = f.add(failure_class::preemption, event_role::initiating, -1, 10, 50);
+		notice.host = f.ev.intern_host("gke-a100-spot-x6qv");
+		f.add(failure_class::unknown, event_role::context, -1, 0, 60).captures = {{"pod", "ft-worker-0"},
+										    {"pod_node", "gke-a100-spot-x6qv"}};
+		if (variant == 1)
+			f.add(failure_class::unknown, event_role::context, -1, 0, 61).captures = {
+				{"pod", "ft-worker-1"}, {"pod_node", "gke-a100-spot-x6qv"}};
+		if (variant != 2)
+			f.add(failure_class::unknown, event_role::context, 4, 0, 2).host = f.ev.intern_host("ft-worker-0");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::preemption;
+		cx.d.first = &f.ev.events[0];
+		cx.d.first_host = f.ev.events[0].host;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), variant == 0 ? "ft-worker-0" : "gke-a100-spot-x6qv");
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_takes_the_node_the_same_fault_names_elsewhere)
 {
 	for (int variant = 0; variant < 4; variant++) {
@@ -3473,6 +3500,7 @@ static Suite *suite()
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, host_resolution_takes_the_node_the_same_fault_names_elsewhere);
+	tcase_add_test(t, host_resolution_names_a_node_by_the_pod_the_job_knows);
 	tcase_add_test(t, host_resolution_the_one_machine_the_lines_name);
 	tcase_add_test(t, host_resolution_a_numbered_file_is_one_tasks_output);
 	tcase_add_test(t, confidence_drops_when_another_rank_ties);

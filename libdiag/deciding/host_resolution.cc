@@ -1030,6 +1030,33 @@ int machine_of_container(const evidence &ev, int host, int rank)
 
 } // namespace
 
+// A Kubernetes node, in the name the job's own lines use for it: the pod
+// that ran there (kubectl get pods -o wide's row: pod, its node), where
+// exactly one of the job's pods did and the job's lines are written under
+// pod names ("[pod/<name>/...]", NCCL's host:pid). A cloud's notice names
+// the VM; the job knows the machine as its pod.
+int pod_on_node(const evidence &ev, int host)
+{
+	if (host < 0)
+		return host;
+	const std::string &node = ev.host_name(host);
+	std::string pod;
+	for (const auto &e : ev.events) {
+		if (e.capture("pod_node") != node)
+			continue;
+		std::string p = e.capture("pod");
+		if (p.empty() || (!pod.empty() && p != pod))
+			return host; // two pods on that node: no one name
+		pod = p;
+	}
+	if (pod.empty())
+		return host;
+	for (const auto &e : ev.events)
+		if (e.host >= 0 && e.capture("pod_node").empty() && ev.host_name(e.host) == pod)
+			return e.host;
+	return host;
+}
+
 void pass_host_resolution(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -1150,7 +1177,7 @@ void pass_host_resolution(diagnosis_context &cx)
 					  cx.ev.host_name(d.first_host) + " did not");
 		}
 	}
-	d.first_host = named_host(cx.ev, machine_of_container(cx.ev, d.first_host, d.first_rank));
+	d.first_host = pod_on_node(cx.ev, named_host(cx.ev, machine_of_container(cx.ev, d.first_host, d.first_rank)));
 	for (auto &s : d.suspects) {
 		if (s.host < 0)
 			s.host = host_of_rank(cx.ev, s.rank);
