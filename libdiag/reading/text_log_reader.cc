@@ -1209,6 +1209,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.decoy = true;
 				w.traceback_handled = false;
 			}
+			// One failure, one phase: a chain whose later link was raised
+			// inside the set-up (an import) makes its cause a set-up
+			// failure too (a library that failed to load, re-raised as a
+			// version mismatch by the import that loaded it).
+			if (e.at_startup)
+				for (long l : links)
+					ev.events[static_cast<size_t>(l)].at_startup = true;
 			// A wrapper whose own line heads the traceback it re-raises
 			// (Ray's "RayTaskError(X): ray::task() (pid=, ip=)", the
 			// worker's frames and X below it): a traceback opens here.
