@@ -3,6 +3,7 @@
 // wait in (horovod.yaml, capture missing_rank). Runs after the hang's own
 // structure and fills in only where that singles out nobody.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
 #include "reading/timestamp.hh"
 
 #include <algorithm>
@@ -51,6 +52,40 @@ bool progress_long_after(const evidence &ev, const event &report)
 	return false;
 }
 
+// torch's store-based barrier: where ranks waited with fewer arrived than
+// the world (worker_count below world_size), the ranks that never added
+// the barrier's key. Returns the number of waiting reports (0: none).
+int barrier_missing(const evidence &ev, std::set<int> &missing)
+{
+	std::string key;
+	int world = 0, reports = 0;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.capture("barrier_world").empty() || progress_long_after(ev, e))
+			continue;
+		long long w = 0, joined = 0;
+		if (!parse_uint_str(e.capture("barrier_world"), w) || !parse_uint_str(e.capture("barrier_joined"), joined) ||
+		    joined >= w || w > 1000000)
+			continue;
+		if (!key.empty() && key != e.capture("barrier_key"))
+			return 0; // two barriers short at once: no one answer
+		key = e.capture("barrier_key");
+		world = static_cast<int>(w);
+		reports++;
+	}
+	if (reports == 0)
+		return 0;
+	std::set<int> arrived;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.rank >= 0 && e.capture("barrier_key") == key)
+			arrived.insert(e.rank); // it added the key, or waits having added it
+	if (arrived.empty() || static_cast<int>(arrived.size()) >= world)
+		return 0;
+	for (int r = 0; r < world; r++)
+		if (!arrived.count(r))
+			missing.insert(r);
+	return reports;
+}
+
 } // namespace
 
 void pass_stall_report(diagnosis_context &cx)
@@ -89,9 +124,11 @@ void pass_stall_report(diagnosis_context &cx)
 		add_ranks(m, missing);
 		reports++;
 	}
+	std::string why = "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
+	if (missing.empty() && (reports = barrier_missing(cx.ev, missing)) > 0)
+		why = "it never reached the store-based barrier the other ranks waited in";
 	if (missing.empty())
 		return;
-	const std::string why = "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
 	for (int r : missing) {
 		hv.suspects.push_back(r);
 		hv.suspect_why.push_back(why);

@@ -39,16 +39,23 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	if ((d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit) || cx.hv.stall_reports == 0 ||
-	    cx.hv.suspects.size() != 1 || !d.first || d.first->time_us == no_time)
+	    cx.hv.suspects.size() != 1 || !d.first)
 		return false;
 	// The stall reported long before the stop (a stall the stop merely
-	// interrupted is no cause of it).
-	int64_t first_stall = INT64_MAX;
+	// interrupted is no cause of it). A stop with no time of its own, later
+	// in the same file than every report, came after the last one.
+	int64_t first_stall = INT64_MAX, last_stall = INT64_MIN;
+	bool all_before = true;
 	for (const auto &e : cx.ev.events)
 		if (!e.dropped && e.time_us != no_time &&
-		    (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty()))
+		    (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty() ||
+		     !e.capture("barrier_world").empty())) {
 			first_stall = std::min(first_stall, e.time_us);
-	if (first_stall == INT64_MAX || d.first->time_us - first_stall < silence_us)
+			last_stall = std::max(last_stall, e.time_us);
+			all_before = all_before && e.file == d.first->file && e.line < d.first->line;
+		}
+	int64_t stop = d.first->time_us != no_time ? d.first->time_us : all_before ? last_stall : INT64_MIN;
+	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < silence_us)
 		return false;
 	ended_a_hang(d, cx.hv.suspects[0], cx.hv.why,
 		     "the other ranks' stall reports named rank " + std::to_string(cx.hv.suspects[0]) +

@@ -42,9 +42,11 @@ long evidence::add(event &&e)
 	uint32_t &kept = ev_kept[writer];
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
-	// Of a reading (how full the host's memory is), the newest is what
-	// counts: past the cap it takes the place of the writer's last one.
-	if (!always && kept >= keep_per_writer && !e.capture("host_mem_percent").empty()) {
+	// Of a reading (how full the host's memory is; a wait still reported,
+	// as torch's store-based barrier repeats), the newest is what counts:
+	// past the cap it takes the place of the writer's last one.
+	const bool reading = !e.capture("host_mem_percent").empty() || !e.capture("barrier_world").empty();
+	if (!always && kept >= keep_per_writer && reading) {
 		auto at = ev_last_reading.find(writer);
 		if (at == ev_last_reading.end())
 			return -1;
@@ -54,7 +56,7 @@ long evidence::add(event &&e)
 	}
 	if (!always && kept >= (process_end ? keep_process_ends_per_writer : keep_per_writer))
 		return -1;
-	if (!e.capture("host_mem_percent").empty())
+	if (reading)
 		ev_last_reading[writer] = events.size();
 	kept++;
 	e.order = ev_order++;
