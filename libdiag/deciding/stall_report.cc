@@ -7,6 +7,7 @@
 #include "reading/timestamp.hh"
 
 #include <algorithm>
+#include <climits>
 #include <cctype>
 #include <set>
 #include <string>
@@ -95,8 +96,38 @@ void pass_stall_report(diagnosis_context &cx)
 		return;
 	std::set<int> missing;
 	int reports = 0;
+	// A stall the inspector kept reporting narrows as ranks catch up
+	// ("missing ranks: 0, 1, 3, 4", later "missing ranks: 4"): the latest
+	// report (its second, every tensor listed then) names who is still
+	// missing.
+	// (With no times on the lines: the last run of report lines in the
+	// file, a few lines apart at most.)
+	int64_t latest = INT64_MIN;
+	const event *last = nullptr;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && !e.capture("missing_rank").empty() && !progress_long_after(cx.ev, e)) {
+			if (e.time_us != no_time)
+				latest = std::max(latest, e.time_us);
+			if (!last || (e.file == last->file && e.line > last->line))
+				last = &e;
+		}
+	uint64_t run_start = last ? last->line : 0;
+	if (latest == INT64_MIN && last)
+		for (bool grew = true; grew;) {
+			grew = false;
+			for (const auto &e : cx.ev.events)
+				if (!e.dropped && e.file == last->file && !e.capture("missing_rank").empty() && e.line < run_start &&
+				    run_start - e.line <= 3) {
+					run_start = e.line;
+					grew = true;
+				}
+		}
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || progress_long_after(cx.ev, e))
+			continue;
+		if (!e.capture("missing_rank").empty() &&
+		    (latest != INT64_MIN ? e.time_us != no_time && latest - e.time_us > 1000000
+					 : last && (e.file != last->file || e.line < run_start)))
 			continue;
 		std::string m = e.capture("missing_rank");
 		bool list = std::any_of(e.captures.begin(), e.captures.end(),

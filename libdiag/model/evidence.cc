@@ -43,9 +43,11 @@ long evidence::add(event &&e)
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
 	// Of a reading (how full the host's memory is; a wait still reported,
-	// as torch's store-based barrier repeats), the newest is what counts:
+	// as torch's store-based barrier and Horovod's stall inspector repeat
+	// it), the newest is what counts:
 	// past the cap it takes the place of the writer's last one.
-	const bool reading = !e.capture("host_mem_percent").empty() || !e.capture("barrier_world").empty();
+	const bool reading = !e.capture("host_mem_percent").empty() || !e.capture("barrier_world").empty() ||
+			     !e.capture("missing_rank").empty();
 	if (!always && kept >= keep_per_writer && reading) {
 		auto at = ev_last_reading.find(writer);
 		if (at == ev_last_reading.end())
