@@ -326,7 +326,8 @@ END_TEST
 // A job that died of a signal in the last minutes of its time limit
 // (Slurm's --signal=B:INT@30 ahead of the limit) reached its limit: the
 // KeyboardInterrupt is the limit's, not the user's. An hour short of the
-// limit, or a job that failed with an exit code of its own, is not.
+// limit, or a job that failed with an exit code of its own, is not. A job
+// requeued in those minutes (its handler of the warning signal) reached it.
 START_TEST(slurm_last_word_a_signal_at_the_time_limit_is_the_limit)
 {
 	struct {
@@ -334,7 +335,8 @@ START_TEST(slurm_last_word_a_signal_at_the_time_limit_is_the_limit)
 		int64_t elapsed;
 		bool limit;
 	} rows[] = {{"FAILED", "0:2", 14370, true},    {"CANCELLED", "0:15", 14100, true}, {"FAILED", "130:0", 14390, true},
-		    {"FAILED", "0:2", 10800, false},   {"FAILED", "1:0", 14390, false},    {"COMPLETED", "0:0", 14399, false}};
+		    {"FAILED", "0:2", 10800, false},   {"FAILED", "1:0", 14390, false},    {"COMPLETED", "0:0", 14399, false},
+		    {"REQUEUED", "0:0", 14358, true},  {"REQUEUED", "0:0", 7200, false}};
 	for (const auto &r : rows) {
 		fixture f;
 		f.ev.job.job_id = "7";

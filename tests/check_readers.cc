@@ -611,6 +611,11 @@ START_TEST(sacct_requeued_attempt_keeps_the_one_that_ended)
 	ck_assert(read_sacct_text("JobID|State|NodeList\n77|PREEMPTED|n1\n77|TIMEOUT|n2\n", ev2));
 	DIAG_CK_STR_EQ(ev2.job.state, "TIMEOUT");
 	DIAG_CK_STR_EQ(ev2.job.nodelist, "n2");
+	// An attempt put back (REQUEUED) ended; the pending next one does not
+	// replace it.
+	evidence ev3;
+	ck_assert(read_sacct_text("JobID|State|NodeList\n77|REQUEUED|n1\n77|PENDING|None assigned\n", ev3));
+	DIAG_CK_STR_EQ(ev3.job.state, "REQUEUED");
 }
 END_TEST
 

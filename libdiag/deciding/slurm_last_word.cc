@@ -28,7 +28,15 @@ namespace {
 // minutes, a tenth of a short limit.
 bool ended_at_the_limit(const job_facts &job)
 {
-	if (job.elapsed_s < 0 || job.timelimit_s <= 0 || (job.state != "FAILED" && job.state != "CANCELLED"))
+	if (job.elapsed_s < 0 || job.timelimit_s <= 0)
+		return false;
+	int64_t margin = std::min<int64_t>(600, std::max<int64_t>(60, job.timelimit_s / 10));
+	const bool near_the_limit = job.elapsed_s <= job.timelimit_s && job.timelimit_s - job.elapsed_s <= margin;
+	// A job requeued in those minutes: its handler of the limit's warning
+	// signal (--signal=B:USR1@N, "scontrol requeue") put it back.
+	if (job.state == "REQUEUED")
+		return near_the_limit;
+	if (job.state != "FAILED" && job.state != "CANCELLED")
 		return false;
 	long long code = -1, sig = -1;
 	size_t colon = job.exit_code.find(':');
@@ -37,8 +45,7 @@ bool ended_at_the_limit(const job_facts &job)
 		return false;
 	if (sig == 0 && code <= 128)
 		return false;
-	int64_t margin = std::min<int64_t>(600, std::max<int64_t>(60, job.timelimit_s / 10));
-	return job.elapsed_s <= job.timelimit_s && job.timelimit_s - job.elapsed_s <= margin;
+	return near_the_limit;
 }
 
 // Seconds as sacct prints a duration: [D-]HH:MM:SS.

@@ -64,11 +64,12 @@ std::string_view first_word(std::string_view state)
 }
 
 // Whether a job in this state has ended (not pending, running, suspended
-// or queued again).
+// or held for its requeue). An attempt sacct -D lists as REQUEUED ended:
+// it was put back, and the next attempt's row follows it.
 bool attempt_over(std::string_view state)
 {
 	state = first_word(state);
-	return !state.empty() && state != "PENDING" && state != "RUNNING" && state != "REQUEUED" &&
+	return !state.empty() && state != "PENDING" && state != "RUNNING" &&
 	       state != "SUSPENDED" && state != "CONFIGURING" && state != "RESIZING" && state != "REQUEUE_HOLD" &&
 	       state != "REQUEUE_FED";
 }
