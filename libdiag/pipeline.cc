@@ -361,6 +361,13 @@ void analysis::read_source(line_reader &lr, const std::string &path, bool seekab
 		std::string h = host_from_path(sr.kind == source_kind::nccl_log ? path.substr(path.rfind('/') + 1) : path);
 		if (!h.empty())
 			sf.host_hint = an_ev.intern_host(h);
+	} else if (sr.what == sniffed::text) {
+		// A node's own log collected beside the job's, named for the node
+		// after what wrote it ("scheduledevents.hb120v2-2.log",
+		// "nth.ip-10-41-7-212.log"): its lines are that node's.
+		std::string h = host_from_node_log_name(path.substr(path.rfind('/') + 1));
+		if (!h.empty())
+			sf.host_hint = an_ev.intern_host(h);
 	}
 	if (sr.what == sniffed::json || sr.what == sniffed::sacct_text) {
 		bool too_big = false;

@@ -572,6 +572,13 @@ START_TEST(hosts_from_paths)
 	DIAG_CK_STR_EQ(host_from_path("logs/node3/dmesg.txt"), "node3");
 	DIAG_CK_STR_EQ(host_from_path("job.out"), "");
 	DIAG_CK_STR_EQ(host_from_path("fr/rank_12"), "");
+	// A node's own log named for it after what wrote it; a task's output
+	// file names no node.
+	DIAG_CK_STR_EQ(host_from_node_log_name("scheduledevents.hb120v2-2.log"), "hb120v2-2");
+	DIAG_CK_STR_EQ(host_from_node_log_name("nth.ip-10-41-7-212.log"), "ip-10-41-7-212");
+	DIAG_CK_STR_EQ(host_from_node_log_name("worker-0.log"), "");
+	DIAG_CK_STR_EQ(host_from_node_log_name("train-3701784-2.out"), "");
+	DIAG_CK_STR_EQ(host_from_node_log_name("run2.node07.log"), "");
 }
 END_TEST
 

@@ -1040,9 +1040,14 @@ int pod_on_node(const evidence &ev, int host)
 	if (host < 0)
 		return host;
 	const std::string &node = ev.host_name(host);
+	// (The same node by its short name or its full one.)
+	auto same_node = [&](const std::string &n) {
+		return n == node || (n.size() > node.size() && n.compare(0, node.size(), node) == 0 && n[node.size()] == '.') ||
+		       (node.size() > n.size() && node.compare(0, n.size(), n) == 0 && node[n.size()] == '.');
+	};
 	std::string pod;
 	for (const auto &e : ev.events) {
-		if (e.capture("pod_node") != node)
+		if (e.capture("pod_node").empty() || !same_node(e.capture("pod_node")))
 			continue;
 		std::string p = e.capture("pod");
 		if (p.empty() || (!pod.empty() && p != pod))

@@ -193,4 +193,30 @@ std::string host_from_path(const std::string &path)
 	return "";
 }
 
+// "<writer>.<host>.<ext>": a name of three parts or more whose first is a
+// word (what wrote it) and a middle one a host (letters and digits). Only
+// the middle parts are looked at: "worker-0.log" or "train-3701784-2.out"
+// name a task's output, not a node.
+std::string host_from_node_log_name(const std::string &name)
+{
+	std::vector<std::string> parts;
+	size_t s = 0;
+	while (true) {
+		size_t dot = name.find('.', s);
+		parts.push_back(name.substr(s, dot == std::string::npos ? std::string::npos : dot - s));
+		if (dot == std::string::npos)
+			break;
+		s = dot + 1;
+	}
+	if (parts.size() < 3 || parts[0].empty() ||
+	    std::any_of(parts[0].begin(), parts[0].end(), [](char c) { return !isalpha(static_cast<unsigned char>(c)) && c != '-' && c != '_'; }))
+		return "";
+	for (size_t i = 1; i + 1 < parts.size(); i++) {
+		std::string h = host_from_path(parts[i]);
+		if (!h.empty())
+			return h;
+	}
+	return "";
+}
+
 } // namespace diag

@@ -26,5 +26,7 @@ sniff_result sniff_source(std::string_view head);
 
 // A host named by a path: "kern.node17.log", "node17/dmesg.txt", "nccl.gpu-a12.4242.log".
 std::string host_from_path(const std::string &path);
+// The host in a node's own log named "<writer>.<host>.<ext>", or "".
+std::string host_from_node_log_name(const std::string &name);
 
 } // namespace diag
