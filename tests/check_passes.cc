@@ -534,6 +534,29 @@ START_TEST(hang_structure_finds_the_desynced_rank)
 }
 END_TEST
 
+// One rank of four waited in a collective and the others never did (they
+// had finished): the lone one differs. Not with a fault in the logs, nor
+// in a world of two.
+START_TEST(hang_structure_a_lone_waiting_rank_of_three_or_more_differs)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		f.ev.ranks.note_world_size(variant == 2 ? 2 : 4);
+		watchdog(f, 0, 48117, "ALLREDUCE", "1");
+		if (variant == 1)
+			f.add(failure_class::cuda_error, event_role::initiating, 2, 10, 50);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_hang_structure(cx);
+		if (variant == 0) {
+			ck_assert_uint_eq(cx.hv.suspects.size(), 1);
+			ck_assert_int_eq(cx.hv.suspects[0], 0);
+		} else {
+			ck_assert(std::find(cx.hv.suspects.begin(), cx.hv.suspects.end(), 0) == cx.hv.suspects.end());
+		}
+	}
+}
+END_TEST
+
 // A rank waiting in a later collective got past the one the others wait
 // in (a broadcast's root): the one among those that differs in size is the
 // desync, not the one ahead.
@@ -3484,6 +3507,7 @@ static Suite *suite()
 	tcase_add_test(t, common_mode_needs_three_ranks_at_once);
 	tcase_add_test(t, common_mode_network_on_three_nodes_unless_one_node_is_in_every_report);
 	tcase_add_test(t, hang_structure_finds_the_desynced_rank);
+	tcase_add_test(t, hang_structure_a_lone_waiting_rank_of_three_or_more_differs);
 	tcase_add_test(t, hang_structure_a_rank_ahead_is_no_desync_the_odd_size_is);
 	tcase_add_test(t, hang_structure_the_rank_in_every_mismatch_pair);
 	tcase_add_test(t, hang_structure_singles_out_nobody_when_all_agree);

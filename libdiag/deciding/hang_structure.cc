@@ -366,6 +366,22 @@ hang_view ranks_behind_in_steps(const evidence &ev)
 	return hv;
 }
 
+// Whether the logs hold nothing but the hang: no fault of any rank, no
+// process of a rank other than the reporter that ended by an exit code or
+// a signal of its own.
+static bool only_a_hang(const evidence &ev, int reporter)
+{
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.decoy || e.handled)
+			continue;
+		if (e.role == event_role::initiating)
+			return false;
+		if (e.kind == rule_kind::task_exit && e.rank >= 0 && e.rank != reporter && (e.exitcode > 0 || e.signal > 0))
+			return false;
+	}
+	return true;
+}
+
 void pass_hang_structure(diagnosis_context &cx)
 {
 	cx.hv = analyse_watchdogs(cx.ev);
@@ -378,6 +394,18 @@ void pass_hang_structure(diagnosis_context &cx)
 		earliest_progress(cx.ev, hv);
 	if (hv.suspects.empty())
 		missing_from_named_world(cx.ev, hv);
+	// One rank of three or more waited in a collective, and none of the
+	// others ever did: they had finished or moved on, and the one that
+	// entered a collective alone (an extra barrier, a save only it ran)
+	// is the rank that differs.
+	// (Only a hang and nothing else: no fault, no process of another rank
+	// that ended on its own.)
+	if (hv.suspects.empty() && hv.reporting_ranks.size() == 1 && hv.stall_reports == 0 &&
+	    hv.waiting.size() <= 1 && cx.ev.ranks.world_size() >= 3 && only_a_hang(cx.ev, *hv.reporting_ranks.begin())) {
+		hv.suspects.push_back(*hv.reporting_ranks.begin());
+		hv.suspect_why.push_back("the only rank that waited in a collective; the others never entered it");
+		hv.why = hv.suspect_why.back();
+	}
 	if (cx.fr.present && !cx.fr.suspects.empty() && hv.suspects.empty()) {
 		hv.suspects = cx.fr.suspects;
 		hv.suspect_why = cx.fr.suspect_why;
