@@ -204,6 +204,33 @@ START_TEST(prefix_syslog_host)
 }
 END_TEST
 
+// vLLM's logger prefix ("ERROR 08-02 08:50:03 worker_base.py:382] ", newer
+// "[file.py:N]") under a Ray worker's: the message, a traceback line under
+// logger.exception, is the body; other level-first lines keep theirs.
+START_TEST(prefix_vllm_logger_level_time_source)
+{
+	auto id = parse_prefix("(RayWorkerWrapper pid=1882, ip=10.52.3.18) ERROR 08-02 08:50:03 worker_base.py:382] RuntimeError: Gloo connectFullMesh failed");
+	ck_assert_int_eq(id.pid, 1882);
+	DIAG_CK_STR_EQ(std::string(id.host), "10.52.3.18");
+	DIAG_CK_STR_EQ(std::string(id.body), "RuntimeError: Gloo connectFullMesh failed");
+	id = parse_prefix("INFO 02-11 10:03:32 [__init__.py:190] Automatically detected platform cuda.");
+	DIAG_CK_STR_EQ(std::string(id.body), "Automatically detected platform cuda.");
+	id = parse_prefix("ERROR 08-02 08:50:03 worker_base.py:382]   File \"/x/y.py\", line 3, in f");
+	DIAG_CK_STR_EQ(std::string(id.body), "File \"/x/y.py\", line 3, in f");
+	id = parse_prefix("ERROR: something failed at 08-02 08:50:03");
+	DIAG_CK_STR_EQ(std::string(id.body), "ERROR: something failed at 08-02 08:50:03");
+	id = parse_prefix("INFO 02-11 10:03:32 not_a_source] x");
+	DIAG_CK_STR_EQ(std::string(id.body), "INFO 02-11 10:03:32 not_a_source] x");
+	// A Ray node daemon's prefix has an ip and no pid.
+	id = parse_prefix("(raylet, ip=10.52.0.12) [2022-11-02 10:36:40,557 E 18760 18791] (raylet) x");
+	DIAG_CK_STR_EQ(std::string(id.host), "10.52.0.12");
+	ck_assert_int_eq(id.pid, -1);
+	DIAG_CK_STR_EQ(std::string(id.body), "[2022-11-02 10:36:40,557 E 18760 18791] (raylet) x");
+	id = parse_prefix("(see the docs, ip=127.0.0.1) for more");
+	ck_assert(id.host.empty());
+}
+END_TEST
+
 START_TEST(prefix_styles)
 {
 	auto id = parse_prefix("12: [rank29]:[E1026 04:01:29.922296938 ProcessGroupNCCL.cpp:1575] x");
@@ -1576,6 +1603,7 @@ static Suite *suite()
 	tcase_add_test(t, reader_binary_detection);
 	tcase_add_test(t, clean_ansi_and_progress_bars);
 	tcase_add_test(t, prefix_styles);
+	tcase_add_test(t, prefix_vllm_logger_level_time_source);
 	tcase_add_test(t, prefix_syslog_host);
 	tcase_add_test(t, prefix_horovodrun_tags_with_the_rank_alone);
 	tcase_add_test(t, prefix_a_rank_label_leading_the_line);

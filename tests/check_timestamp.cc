@@ -197,6 +197,22 @@ START_TEST(glog_python)
 }
 END_TEST
 
+// vLLM's logger: a level word, then month-day and time (no year); a
+// month-day anywhere else is no time.
+START_TEST(level_month_day)
+{
+	const char *line = "ERROR 08-02 08:50:03 worker_base.py:382] RuntimeError: Gloo connectFullMesh failed";
+	ts_value v = FIND(line);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local_no_year));
+	check_civil(v, 0, 8, 2, 8, 50, 3, 0);
+	check_span(line, v, "08-02 08:50:03");
+	ts_value n = FIND("(RayWorkerWrapper pid=2207, ip=10.41.3.22) INFO 02-11 10:03:32 [__init__.py:190] x");
+	check_civil(n, 0, 2, 11, 10, 3, 32, 0);
+	NONE("split 08-02 08:50:03 worker_base.py:382] x");
+	NONE("INFO 13-02 08:50:03 a.py:1] x");
+}
+END_TEST
+
 START_TEST(glog_with_year)
 {
 	ts_value v = FIND("I20261026 03:51:31.222000 12345 file.cc:1] x");
@@ -683,6 +699,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, glog_nanos);
 	tcase_add_test(shapes, glog_python);
 	tcase_add_test(shapes, glog_with_year);
+	tcase_add_test(shapes, level_month_day);
 	tcase_add_test(shapes, torch_rank_prefix);
 	tcase_add_test(shapes, torch_old_no_time);
 	tcase_add_test(shapes, nccl_bracket);

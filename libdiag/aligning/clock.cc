@@ -494,6 +494,8 @@ void resolve_times(evidence &ev, const clock_options &opts, clock_result &cr)
 			e.time_unc_s = static_cast<double>(*hi - *lo) / 2e6;
 		} else if (lo && !e.inherited_time) {
 			e.raw_us = *lo;
+		} else if (lo) {
+			e.not_before_raw_us = *lo;
 		}
 		// An inherited time bounded on one side only says little (the last
 		// stamped line may be an hour before): such a line stays untimed

@@ -42,6 +42,7 @@ struct event {
 	bool inherited_time = false; // the line had no time: it lies between ts and ts_hi
 	double time_unc_s = 0;       // half the width of that interval
 	int64_t time_us = no_time;   // corrected to the common clock
+	int64_t not_before_raw_us = no_time; // untimed, but after this (its last stamped line; host clock, UTC)
 
 	// Facts captured by the signature.
 	long long seq = -1, last_enqueued = -1, last_completed = -1;

@@ -302,6 +302,58 @@ size_t ctime_before_tag(std::string_view s)
 	return day && mpi_output_tag(s.substr(n), len, rank) ? n : 0;
 }
 
+// vLLM's logger (and loggers set up the same way): "ERROR 08-02 08:50:03
+// worker_base.py:382] ", newer "INFO 02-11 10:03:32 [__init__.py:190] ":
+// level, month-day time, source line; the message follows (a traceback's
+// lines one by one under logger.exception). Its length, or 0. (The time
+// stays the line's: find_timestamp reads it from the whole line.)
+size_t level_time_source_prefix(std::string_view s)
+{
+	static const std::string_view levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+	size_t i = 0;
+	for (std::string_view l : levels)
+		if (s.substr(0, l.size()) == l) {
+			i = l.size();
+			break;
+		}
+	if (i == 0)
+		return 0;
+	auto at = [&](size_t k) { return k < s.size() ? s[k] : '\0'; };
+	auto digits = [&](size_t k, size_t n) {
+		for (size_t j = 0; j < n; j++)
+			if (!is_digit(at(k + j)))
+				return false;
+		return true;
+	};
+	// MM-DD HH:MM:SS
+	if (!(digits(i, 2) && at(i + 2) == '-' && digits(i + 3, 2) && at(i + 5) == ' ' && digits(i + 6, 2) &&
+	      at(i + 8) == ':' && digits(i + 9, 2) && at(i + 11) == ':' && digits(i + 12, 2)))
+		return 0;
+	i += 14;
+	if (at(i) == '.')
+		for (i++; is_digit(at(i));)
+			i++;
+	if (at(i) != ' ')
+		return 0;
+	i++;
+	if (at(i) == '[')
+		i++;
+	size_t name = i;
+	while (isalnum(static_cast<unsigned char>(at(i))) || at(i) == '_' || at(i) == '.' || at(i) == '-' || at(i) == '/')
+		i++;
+	if (i - name < 4 || s.substr(i - 3, 3) != ".py" || at(i) != ':')
+		return 0;
+	size_t num = ++i;
+	while (is_digit(at(i)))
+		i++;
+	if (i == num || at(i) != ']')
+		return 0;
+	i++;
+	if (at(i) == ' ')
+		i++;
+	return i;
+}
+
 // "rank3: ..." leading the line: a launcher's or logger's rank label (a
 // counter's word and digits, never a host name).
 bool rank_label(std::string_view s, size_t &len, int &rank)
@@ -538,16 +590,21 @@ line_identity parse_prefix(std::string_view line)
 				}
 			}
 		}
-		// Ray: "(RayWorkerWrapper pid=92234, ip=10.0.0.5) "
+		// Ray: "(RayWorkerWrapper pid=92234, ip=10.0.0.5) ", and a node's
+		// own daemons with no pid: "(raylet, ip=10.0.0.5) ".
 		if (s[0] == '(') {
 			size_t close = s.find(") ");
 			size_t p = s.find("pid=");
-			if (close != std::string_view::npos && close < 120 && p != std::string_view::npos && p < close) {
+			size_t daemon_ip = s.find(", ip=");
+			bool daemon = close != std::string_view::npos && daemon_ip != std::string_view::npos && daemon_ip < close &&
+				      s.substr(1, daemon_ip - 1).find_first_of(" =") == std::string_view::npos;
+			if (close != std::string_view::npos && close < 120 &&
+			    ((p != std::string_view::npos && p < close) || daemon)) {
 				size_t e = p + 4;
-				while (e < close && is_digit(s[e]))
+				while (p < close && e < close && is_digit(s[e]))
 					e++;
 				long long v;
-				if (parse_uint(s.substr(p + 4, e - p - 4), v))
+				if (p < close && parse_uint(s.substr(p + 4, e - p - 4), v))
 					id.pid = static_cast<int>(v);
 				size_t ip = s.find("ip=");
 				if (ip != std::string_view::npos && ip < close) {
@@ -563,6 +620,10 @@ line_identity parse_prefix(std::string_view line)
 		}
 		if (!id.nccl && nccl_prefix(s, id, len)) {
 			s = s.substr(len);
+			continue;
+		}
+		if (size_t t = level_time_source_prefix(s); t > 0 && t < s.size()) {
+			s = s.substr(t);
 			continue;
 		}
 		// pdsh / DeepSpeed host prefix: "192.168.13.81: " or "node01: [rank3]..."

@@ -30,6 +30,28 @@ constexpr uint64_t cont_lines = 4;
 // Sources are read one at a time (the pipeline's thread): plain sums.
 text_read_times read_times;
 
+// Whether a is a later time than b, read on one file's clock; false when the
+// two cannot be compared (other kinds; a date without its year against one
+// with it takes that year; a time of day alone says nothing).
+bool later_in_file(const ts_value &a, const ts_value &b)
+{
+	if (a.kind == ts_kind::none || b.kind == ts_kind::none)
+		return false;
+	auto civil = [](ts_kind k) { return k == ts_kind::local || k == ts_kind::local_no_year; };
+	if (a.kind != b.kind && !(civil(a.kind) && civil(b.kind)))
+		return false;
+	if (a.kind == b.kind)
+		return file_local_us(a) > file_local_us(b);
+	if (a.month == 0 || b.month == 0)
+		return false;
+	ts_value x = a, y = b;
+	if (x.kind == ts_kind::local_no_year)
+		x.year = y.year;
+	else
+		y.year = x.year;
+	return file_local_us(x) > file_local_us(y);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -222,6 +244,12 @@ struct writer_state {
 	bool tb_owner_local = false;
 	int tb_owner = -1; // the open traceback's rank, from such a header
 	bool tb_relayed = false; // its header named the rank it came from: it wins over the writer's
+	// A wrapper that re-raised another process's exception and heads its
+	// traceback (Ray's "RayTaskError(X): ray::task() (pid=P, ip=H)"): the
+	// exception that ends it is that process's, not the writer's.
+	int tb_origin_pid = -1;
+	int tb_origin_host = -1;
+	uint64_t tb_origin_line = 0;
 	// Python's chained exceptions ("During handling of the above exception",
 	// "Original Traceback", spawn re-printing its child's) are one failure:
 	// the writer's last exceptions, and the one a chain marker continues.
@@ -1065,7 +1093,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.ts = *ts;
 			} else {
 				// No time on the line: take the writer's last known one.
-				const ts_value &inherit = writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts : file_last_ts;
+				// The file's last time bounds it too: a line written below
+				// another was written after it (srun's undated "Node failure"
+				// after hours of its tasks' stamped lines).
+				const ts_value &own = writers[key].last_ts;
+				const ts_value &inherit = own.kind == ts_kind::none ? file_last_ts
+							  : later_in_file(file_last_ts, own) ? file_last_ts
+							  : own;
 				if (inherit.kind != ts_kind::none) {
 					e.ts = inherit;
 					e.inherited_time = true;
@@ -1109,6 +1143,18 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				return;
 			}
 			note_chain(w, caps, line_no);
+			// The exception that ends a relayed traceback is the origin's:
+			// its process and host, a rank only through them.
+			if (r->kind == rule_kind::exception && w.tb_origin_line && w.tb_origin_line < line_no &&
+			    line_no - w.tb_origin_line < 2000 && caps.get("opens_traceback").empty()) {
+				if (w.tb_origin_pid >= 0 || w.tb_origin_host >= 0) {
+					e.rank = -1;
+					e.pid = w.tb_origin_pid;
+					e.host = w.tb_origin_host;
+					e.captures.emplace_back("relayed", "1");
+				}
+				w.tb_origin_line = 0;
+			}
 			std::string_view tr = caps.get("tb_rank"), tl = caps.get("tb_local_rank");
 			if (!tr.empty() || !tl.empty()) {
 				w.tb_rank = static_cast<int>(to_ll(tr.empty() ? tl : tr));
@@ -1224,6 +1270,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.open_tracebacks = 1;
 				w.traceback_handled = false;
 				w.traceback_at_startup = false;
+				std::string_view op = caps.get("pid"), oh = caps.get("host");
+				w.tb_origin_pid = op.empty() ? -1 : static_cast<int>(to_ll(op));
+				w.tb_origin_host = oh.empty() ? -1 : ev.intern_host(oh);
+				w.tb_origin_line = line_no;
 			}
 			// torchrun's failure block: "rank : R (local_rank: L)" then
 			// "exitcode : X (pid: P)" tie a global rank to a pid.

@@ -248,6 +248,33 @@ bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 	return true;
 }
 
+// A logger's level word, then "MM-DD HH:MM:SS" (vLLM's "ERROR 08-02
+// 08:50:03 worker_base.py:382] "): no year. Only right after the level word,
+// where a month and a day cannot be something else.
+bool parse_level_month_day(std::string_view s, size_t pos, ts_value &v)
+{
+	static const std::string_view levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+	bool after_level = false;
+	for (std::string_view l : levels)
+		if (pos >= l.size() && s.substr(pos - l.size(), l.size()) == l &&
+		    (pos == l.size() || is_boundary(s[pos - l.size() - 1]))) {
+			after_level = true;
+			break;
+		}
+	if (!after_level || pos + 14 > s.size())
+		return false;
+	cursor c{s, pos};
+	if (!c.num(2, v.month) || !c.eat('-') || !c.num(2, v.day) || !c.eat(' '))
+		return false;
+	v.year = 0;
+	if (!valid_day(0, v.month, v.day) || !clock_time(c, true, v))
+		return false;
+	v.kind = ts_kind::local_no_year;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
 // glog: "E1026 04:01:29.922296938" (no year) or "E20261026 04:01:29.9" (glog
 // built with the year in the prefix).
 bool parse_glog(std::string_view s, size_t pos, ts_value &v)
@@ -402,7 +429,7 @@ bool parse_at(std::string_view s, size_t pos, bool line_start, ts_value &v)
 	char c = s[pos];
 	v = ts_value{}; // a failed shape may have left fields behind
 	if (is_digit(c))
-		return parse_iso(s, pos, v) || (line_start && parse_epoch(s, pos, v));
+		return parse_iso(s, pos, v) || (line_start && parse_epoch(s, pos, v)) || parse_level_month_day(s, pos, v);
 	if (c == '[')
 		return parse_kmsg(s, pos, v);
 	if (!is_upper(c))
