@@ -6,6 +6,7 @@
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <string>
@@ -108,6 +109,25 @@ START_TEST(relevance_drops_kernel_lines_from_before_the_job)
 	pass_relevance(cy);
 	ck_assert(g.ev.events[0].dropped);
 	ck_assert(!g.ev.events[1].dropped);
+}
+END_TEST
+
+// With no start from Slurm, the job's first sign of life bounds the kernel
+// lines that count; a collective that timed out was started its timeout
+// before the watchdog said so: an Xid half an hour before the first
+// stamped line of the job, just before that collective began, stays.
+START_TEST(relevance_a_timed_out_collective_was_alive_its_timeout_earlier)
+{
+	for (int with_timeout = 0; with_timeout <= 1; with_timeout++) {
+		fixture f;
+		f.add(failure_class::gpu_hardware, event_role::initiating, -1, -30 * 60 - 2, 1, f.kern);
+		event &w = f.add(failure_class::collective_hang, event_role::victim, 0, 0, 15, f.log);
+		if (with_timeout)
+			w.captures.emplace_back("timeout_ms", "1800000");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert_int_eq(f.ev.events[0].dropped, !with_timeout);
+	}
 }
 END_TEST
 
@@ -297,6 +317,29 @@ START_TEST(slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop)
 		pass_slurm_last_word(cx);
 		const event &ki = f.ev.events.back();
 		ck_assert(ki.role == (timed_out ? event_role::context : event_role::initiating));
+	}
+}
+END_TEST
+
+// A SIGTERM the program reports, under Slurm: its time limit and its
+// preemption send the same signal, so it decides nothing; but where sacct
+// says the job COMPLETED well short of its limit, Slurm did not stop it
+// (scancel --signal bypasses the controller): someone's stop.
+START_TEST(slurm_last_word_a_sigterm_in_a_job_slurm_calls_completed_is_someones_stop)
+{
+	for (int completed = 0; completed <= 1; completed++) {
+		fixture f;
+		f.ev.job.job_id = "7";
+		f.ev.job.state = completed ? "COMPLETED" : "FAILED";
+		f.ev.job.exit_code = completed ? "0:0" : "1:0";
+		f.ev.job.elapsed_s = 3600;
+		f.ev.job.timelimit_s = 86400;
+		f.ev.job.end_us = t0 + 600 * us_per_s;
+		event &k = f.add(failure_class::user_cancel, event_role::context, 2, 50, 9, 0, "shell.program_got_sigterm");
+		k.signal = SIGTERM;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		ck_assert(f.ev.events.back().role == (completed ? event_role::initiating : event_role::context));
 	}
 }
 END_TEST
@@ -834,6 +877,22 @@ START_TEST(launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_laun
 		cx.d.first = &f.ev.events[1];
 		pass_launch_phase(cx);
 		ck_assert(cx.d.cls == (relayed ? failure_class::launch_failure : failure_class::cuda_oom));
+	}
+}
+END_TEST
+
+// Two ranks failing alike at start-up is the environment's, no rank's;
+// the same failure on another rank half an hour later (it waited for the
+// first, then gave up) is the first's victim: the first rank stands.
+START_TEST(launch_phase_the_same_failure_long_after_is_no_common_mode)
+{
+	for (int later_s : {0, 1800}) {
+		fixture f;
+		f.add(failure_class::python_exception, event_role::initiating, 8, 0, 12).at_startup = true;
+		f.add(failure_class::python_exception, event_role::initiating, 0, later_s, 40).at_startup = true;
+		const decision d = through_launch_phase(f, false);
+		ck_assert(d.cls == failure_class::launch_failure);
+		ck_assert_int_eq(d.first_rank, later_s ? 8 : -1);
 	}
 }
 END_TEST
@@ -3487,6 +3546,7 @@ static Suite *suite()
 	Suite *s = suite_create("passes");
 	TCase *t = tcase_create("passes");
 	tcase_add_test(t, relevance_drops_kernel_lines_from_before_the_job);
+	tcase_add_test(t, relevance_a_timed_out_collective_was_alive_its_timeout_earlier);
 	tcase_add_test(t, relevance_drops_what_names_another_job);
 	tcase_add_test(t, relevance_drops_an_xid_of_another_process);
 	tcase_add_test(t, relevance_keeps_a_kernel_fault_after_the_last_stamp_without_slurms_end);
@@ -3499,6 +3559,7 @@ static Suite *suite()
 	tcase_add_test(t, slurm_last_word_loses_to_an_earlier_relevant_fault);
 	tcase_add_test(t, slurm_last_word_a_signal_at_the_time_limit_is_the_limit);
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
+	tcase_add_test(t, slurm_last_word_a_sigterm_in_a_job_slurm_calls_completed_is_someones_stop);
 	tcase_add_test(t, slurm_last_word_an_unexplained_death_before_any_trouble_is_its_likely_cause);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim);
@@ -3522,6 +3583,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_turns_an_early_transport_error_into_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_cuda_failure_nccl_relays_before_anything_ran_is_a_launch_failure);
 	tcase_add_test(t, launch_phase_a_python_exception_inside_the_set_up_is_a_launch_failure);
+	tcase_add_test(t, launch_phase_the_same_failure_long_after_is_no_common_mode);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);

@@ -90,6 +90,14 @@ void pass_common_mode(diagnosis_context &cx)
 			continue;
 		bool together = c.e->time_us == no_time || best.e->time_us == no_time ||
 				std::fabs(static_cast<double>(c.e->time_us - best.e->time_us)) / 1e6 <= c.unc + best.unc + 1.0;
+		// An unstamped line below a later stamped one of the same file
+		// came after best: not at once.
+		for (const candidate *a : {&c, &best}) {
+			const candidate *b = a == &c ? &best : &c;
+			if (a->e->not_before_raw_us != no_time && b->e->raw_us != no_time && a->e->file == b->e->file &&
+			    a->e->not_before_raw_us > b->e->raw_us + static_cast<int64_t>(us_per_s))
+				together = false;
+		}
 		if (together) {
 			// One rank's traceback every rank prints (DCP's "(RANK 6)")
 			// ends none of theirs.

@@ -221,6 +221,11 @@ void pass_fault_choice(diagnosis_context &cx)
 		if (best.e->time_us != no_time && cx.ev.sources()[c.e->file].kind == source_kind::kernel_log &&
 		    c.e->host >= 0 && best.e->host >= 0 && c.e->host != best.e->host)
 			continue;
+		// An unstamped line below a stamped one of its file came after
+		// it: later than the first fault of the same file, it is no tie.
+		if (best.e->raw_us != no_time && c.e->not_before_raw_us != no_time && c.e->file == best.e->file &&
+		    c.e->not_before_raw_us > best.e->raw_us + static_cast<int64_t>(us_per_s) && c.e->weight <= best.e->weight)
+			continue;
 		if (c.e->weight > best.e->weight) {
 			ties.push_back(best);
 			best = c;

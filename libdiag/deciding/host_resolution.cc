@@ -1113,6 +1113,32 @@ void pass_host_resolution(diagnosis_context &cx)
 			d.rank_singled_out = true;
 		}
 	}
+	// (Asked before the one machine the job names: a prompt's machine is
+	// where the job was started, not where each of its nodes failed.)
+	// The first line names no node, but the same fault in other words does,
+	// one node only (Ray's raylet naming the node whose workers it killed
+	// for memory, beside the driver's bare OutOfMemoryError). (A time limit
+	// or a cancel is the job's, as is the end of the job (Slurm's banner
+	// "JOB N ON <batch host> ... DUE TO PREEMPTION") and what a rule reports
+	// for the whole job: the node whose log printed it is no culprit.)
+	if (d.first_host < 0 && d.first && d.common_mode == 0 && d.first_rank < 0 && d.cls != failure_class::time_limit &&
+	    d.cls != failure_class::user_cancel && d.first->kind != rule_kind::job_end &&
+	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
+		// (A reclaim that names no node: the node lost is the one taken.)
+		// (A node's own warning of the same fault, a rule of node scope in
+		// context, names it too: Ray's file system monitor before ENOSPC.)
+		std::set<int> said;
+		for (const auto &e : cx.ev.events)
+			if (!e.dropped && e.host >= 0 &&
+			    (e.role == event_role::initiating ||
+			     (e.role == event_role::context && e.r && e.r->scope == rule::fault_scope::node)) &&
+			    (e.cls == d.cls || (d.cls == failure_class::preemption && e.cls == failure_class::node_failure)))
+				said.insert(e.host);
+		if (said.size() == 1) {
+			d.first_host = *said.begin();
+			d.rank_singled_out = true;
+		}
+	}
 	// A job of one node ran everything there, its launcher too: Slurm's
 	// node list, or the one node a cluster manager says the job ran on
 	// (kubectl describe pod's "Node:", PBS's "Exec host:": capture
@@ -1132,26 +1158,6 @@ void pass_host_resolution(diagnosis_context &cx)
 				nodes.push_back(cx.ev.host_name(own));
 		if (nodes.size() == 1) {
 			d.first_host = cx.ev.intern_host(nodes[0]);
-			d.rank_singled_out = true;
-		}
-	}
-	// The first line names no node, but the same fault in other words does,
-	// one node only (Ray's raylet naming the node whose workers it killed
-	// for memory, beside the driver's bare OutOfMemoryError). (A time limit
-	// or a cancel is the job's, as is the end of the job (Slurm's banner
-	// "JOB N ON <batch host> ... DUE TO PREEMPTION") and what a rule reports
-	// for the whole job: the node whose log printed it is no culprit.)
-	if (d.first_host < 0 && d.first && d.common_mode == 0 && d.first_rank < 0 && d.cls != failure_class::time_limit &&
-	    d.cls != failure_class::user_cancel && d.first->kind != rule_kind::job_end &&
-	    !(d.first->r && d.first->r->scope == rule::fault_scope::job)) {
-		// (A reclaim that names no node: the node lost is the one taken.)
-		std::set<int> said;
-		for (const auto &e : cx.ev.events)
-			if (!e.dropped && e.role == event_role::initiating && e.host >= 0 &&
-			    (e.cls == d.cls || (d.cls == failure_class::preemption && e.cls == failure_class::node_failure)))
-				said.insert(e.host);
-		if (said.size() == 1) {
-			d.first_host = *said.begin();
 			d.rank_singled_out = true;
 		}
 	}

@@ -71,9 +71,10 @@ bool during_startup(const evidence &ev, const event &e)
 	if (!nothing_ran(ev))
 		return false;
 	// A work completion with an error status (InfiniBand/RoCE "vendor err
-	// 129") means the link carried traffic: a data-path fault, not init.
+	// 129"), or a queue pair failing, means the link carried traffic: a
+	// data-path fault, not init.
 	if (e.cls == failure_class::network)
-		return e.capture("status").empty();
+		return e.capture("status").empty() && e.capture("qp_event").empty();
 	if (startup || relayed_by_nccl(ev, e))
 		return true;
 	if (e.rank < 0)
@@ -205,8 +206,18 @@ void pass_launch_phase(diagnosis_context &cx)
 		return;
 	std::set<int> ranks, hosts, unranked_hosts;
 	std::set<uint64_t> unranked_lines;
+	// (Alike and at once: the same failure half an hour later, after a
+	// wait for the first, is the first's victim.)
+	auto long_after = [&](const event &x) {
+		constexpr int64_t at_once_us = 60 * us_per_s;
+		const event &f = *d.first;
+		if (f.raw_us == no_time || x.file != f.file)
+			return false;
+		int64_t t = x.raw_us != no_time ? x.raw_us : x.not_before_raw_us;
+		return t != no_time && t > f.raw_us + at_once_us;
+	};
 	for (const auto &c : cx.cands)
-		if (c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id) {
+		if ((c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id) && !long_after(*c.e)) {
 			if (c.e->rank >= 0) {
 				ranks.insert(c.e->rank);
 				hosts.insert(c.e->host);

@@ -44,6 +44,11 @@ void job_window(diagnosis_context &cx)
 				continue;
 			mn = std::min(mn, e.time_us);
 			mx = std::max(mx, e.time_us);
+			// A collective that timed out was started its timeout
+			// earlier: the job was alive then.
+			long long tmo = 0;
+			if (parse_uint_str(e.capture("timeout_ms"), tmo) && tmo > 0 && tmo <= 7LL * 24 * 3600 * 1000)
+				mn = std::min(mn, e.time_us - static_cast<int64_t>(tmo) * 1000);
 		}
 		if (mn != INT64_MAX) {
 			if (lo == no_time)

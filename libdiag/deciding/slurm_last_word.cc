@@ -146,12 +146,22 @@ bool under_scheduler(const evidence &ev)
 	return false;
 }
 
+// sacct's word that the job ended well (COMPLETED), not at its limit:
+// Slurm neither timed it out nor preempted it (those are states of their
+// own), so a SIGTERM its processes got, and stopped on, came from someone
+// else (scancel --signal, which bypasses the controller; a kill). (FAILED
+// is left out: srun's SIGTERM to a failed task's siblings ends that way.)
+bool scheduler_did_not_stop_it(const job_facts &j)
+{
+	return j.state == "COMPLETED" && !ended_at_the_limit(j);
+}
+
 void interrupt_without_cause(evidence &ev)
 {
 	// The interrupt that came with the time limit is the limit's.
 	if (ended_at_the_limit(ev.job))
 		return;
-	const bool scheduled = under_scheduler(ev);
+	const bool scheduled = under_scheduler(ev) && !scheduler_did_not_stop_it(ev.job);
 	event *first = nullptr;
 	for (auto &e : ev.events)
 		if (!e.dropped && e.cls == failure_class::user_cancel && e.role == event_role::context &&

@@ -96,6 +96,7 @@ void pass_stall_report(diagnosis_context &cx)
 		return;
 	std::set<int> missing;
 	int reports = 0;
+	bool other_reporter = false; // a report not Horovod's (JAX's coordination service)
 	// A stall the inspector kept reporting narrows as ranks catch up
 	// ("missing ranks: 0, 1, 3, 4", later "missing ranks: 4"): the latest
 	// report (its second, every tensor listed then) names who is still
@@ -104,8 +105,15 @@ void pass_stall_report(diagnosis_context &cx)
 	// file, a few lines apart at most.)
 	int64_t latest = INT64_MIN;
 	const event *last = nullptr;
+	// The coordination service's start-up barrier lists the processes that
+	// never connected (never started): no hang's straggler.
+	const bool at_start = cx.best.e && cx.best.e->cls == failure_class::launch_failure;
+	auto report = [&](const event &e) {
+		return !e.dropped && !e.capture("missing_rank").empty() && !progress_long_after(cx.ev, e) &&
+		       !(at_start && e.r && e.r->family != "horovod");
+	};
 	for (const auto &e : cx.ev.events)
-		if (!e.dropped && !e.capture("missing_rank").empty() && !progress_long_after(cx.ev, e)) {
+		if (report(e)) {
 			if (e.time_us != no_time)
 				latest = std::max(latest, e.time_us);
 			if (!last || (e.file == last->file && e.line > last->line))
@@ -124,6 +132,8 @@ void pass_stall_report(diagnosis_context &cx)
 		}
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || progress_long_after(cx.ev, e))
+			continue;
+		if (!e.capture("missing_rank").empty() && !report(e))
 			continue;
 		if (!e.capture("missing_rank").empty() &&
 		    (latest != INT64_MIN ? e.time_us != no_time && latest - e.time_us > 1000000
@@ -154,8 +164,11 @@ void pass_stall_report(diagnosis_context &cx)
 			continue;
 		add_ranks(m, missing);
 		reports++;
+		if (e.r && e.r->family != "horovod")
+			other_reporter = true;
 	}
-	std::string why = "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
+	std::string why = other_reporter ? "the others' reports name it as never having reached the barrier or collective they waited in"
+					 : "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
 	if (missing.empty() && (reports = barrier_missing(cx.ev, missing)) > 0)
 		why = "it never reached the store-based barrier the other ranks waited in";
 	if (missing.empty())
