@@ -344,6 +344,29 @@ START_TEST(slurm_last_word_a_sigterm_in_a_job_slurm_calls_completed_is_someones_
 }
 END_TEST
 
+// A user's stop at pdsh's terminal kills its ssh children: the sessions
+// closed after it ("Connection to H closed by remote host") are its
+// teardown, not nodes lost. Closed before it, they are a fault of their own.
+START_TEST(slurm_last_word_remote_shells_closed_after_a_stop_are_its_teardown)
+{
+	for (int closed_after = 0; closed_after <= 1; closed_after++) {
+		fixture f;
+		rule ssh;
+		ssh.id = "test.connection_closed";
+		ssh.family = "remote_shell";
+		event &k = f.add(failure_class::user_cancel, event_role::context, -1, 10, closed_after ? 5 : 9, 0,
+				 "remote_shell.pdsh_interrupted");
+		(void)k;
+		event &c = f.add(failure_class::node_failure, event_role::initiating, -1, 10, closed_after ? 9 : 5);
+		c.r = &ssh;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_slurm_last_word(cx);
+		ck_assert(f.ev.events[1].role == (closed_after ? event_role::victim : event_role::initiating));
+		ck_assert(f.ev.events[0].role == (closed_after ? event_role::initiating : event_role::context));
+	}
+}
+END_TEST
+
 // A worker's death its runner could only guess at (Ray's connection error
 // code 2, the OOM killer first of its causes) is the job's end where
 // nothing went wrong before it; after a watchdog timeout it is teardown.
@@ -3560,6 +3583,7 @@ static Suite *suite()
 	tcase_add_test(t, slurm_last_word_a_signal_at_the_time_limit_is_the_limit);
 	tcase_add_test(t, slurm_last_word_an_interrupt_before_any_trouble_is_the_users_stop);
 	tcase_add_test(t, slurm_last_word_a_sigterm_in_a_job_slurm_calls_completed_is_someones_stop);
+	tcase_add_test(t, slurm_last_word_remote_shells_closed_after_a_stop_are_its_teardown);
 	tcase_add_test(t, slurm_last_word_an_unexplained_death_before_any_trouble_is_its_likely_cause);
 	tcase_add_test(t, fault_choice_takes_the_stronger_fault_on_the_same_host);
 	tcase_add_test(t, fault_choice_a_node_lost_after_its_reclaim_is_the_reclaim);

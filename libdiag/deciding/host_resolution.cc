@@ -130,10 +130,14 @@ std::vector<int> named_machines(const evidence &ev)
 // on (capture job_node).
 std::vector<std::string> job_nodes(const evidence &ev)
 {
-	std::set<std::string> said;
+	// A cluster manager's word on where the job ran outweighs a terminal's
+	// prompt (a paste may show the login node's prompt too).
+	std::set<std::string> said, prompts;
 	for (const auto &e : ev.events)
 		if (!e.dropped && !e.capture("job_node").empty())
-			said.insert(e.capture("job_node"));
+			(e.r && e.r->family == "shell" ? prompts : said).insert(e.capture("job_node"));
+	if (said.empty())
+		said = prompts;
 	return std::vector<std::string>(said.begin(), said.end());
 }
 

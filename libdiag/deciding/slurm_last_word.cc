@@ -98,6 +98,15 @@ void end_without_cause(evidence &ev, event *first)
 	first->role = event_role::initiating;
 	first->weight = 45;
 	first->why_not.clear();
+	// The remote shells the stop tore down (pdsh killing its ssh children:
+	// "Connection to H closed by remote host", ssh's exit 255) are its
+	// teardown, not nodes lost.
+	for (auto &e : ev.events)
+		if (&e != first && !e.dropped && e.role == event_role::initiating && e.r && e.r->family == "remote_shell" &&
+		    e.cls == failure_class::node_failure && before(*first, e)) {
+			e.role = event_role::victim;
+			e.why_not = "a remote shell closed by the stop before it";
+		}
 }
 
 // srun's "STEP J.S ON node CANCELLED AT t" names no reason: scancel, or

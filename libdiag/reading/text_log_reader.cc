@@ -1330,7 +1330,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (r->kind == rule_kind::exception && w.handler_frame_line && line_no - w.handler_frame_line <= 3)
 				e.handled = true;
-			if (e.role == event_role::initiating && rules.says_handled(id.body))
+			// (A line past recovery, a capture gives_up, skips nothing:
+			// "skipping step, reducing loss scale to 0.0".)
+			if (e.role == event_role::initiating && caps.get("gives_up").empty() && rules.says_handled(id.body))
 				e.handled = true;
 			if (e.role == event_role::initiating && rules.says_startup(id.body))
 				e.at_startup = true;
