@@ -354,9 +354,8 @@ START_TEST(slurm_last_word_remote_shells_closed_after_a_stop_are_its_teardown)
 		rule ssh;
 		ssh.id = "test.connection_closed";
 		ssh.family = "remote_shell";
-		event &k = f.add(failure_class::user_cancel, event_role::context, -1, 10, closed_after ? 5 : 9, 0,
-				 "remote_shell.pdsh_interrupted");
-		(void)k;
+		f.add(failure_class::user_cancel, event_role::context, -1, 10, closed_after ? 5 : 9, 0,
+		      "remote_shell.pdsh_interrupted");
 		event &c = f.add(failure_class::node_failure, event_role::initiating, -1, 10, closed_after ? 9 : 5);
 		c.r = &ssh;
 		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
