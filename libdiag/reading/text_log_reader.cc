@@ -1144,10 +1144,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			note_chain(w, caps, line_no);
 			// The exception that ends a relayed traceback is the origin's:
-			// its process and host, a rank only through them.
+			// its process and host, a rank only through them. (Not a
+			// wrapper's of its own, "ActorDiedError: ...": the lines after
+			// it name the process it is about.)
 			if (r->kind == rule_kind::exception && w.tb_origin_line && w.tb_origin_line < line_no &&
 			    line_no - w.tb_origin_line < 2000 && caps.get("opens_traceback").empty()) {
-				if (w.tb_origin_pid >= 0 || w.tb_origin_host >= 0) {
+				if ((w.tb_origin_pid >= 0 || w.tb_origin_host >= 0) && r->role != event_role::victim) {
 					e.rank = -1;
 					e.pid = w.tb_origin_pid;
 					e.host = w.tb_origin_host;
