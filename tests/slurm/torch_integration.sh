@@ -270,7 +270,14 @@ exec $PY $TRAIN exception --culprit 2
 TASK
 	chmod 755 "$task"
 	as_user "srun --denpex=off -J opted_out --comment=note-opted_out -N2 --ntasks-per-node=2 $MEM_SRUN -l -K $task" >"$out" 2>&1
-	j=$(sacct -a -n -X -P -S now-10minutes --name=opted_out -o JobID | tail -n 1)
+	# (Right after a node failure slurmdbd may take a while to record the
+	# job: ask again for up to 30 s.)
+	j=
+	for _ in $(seq 30); do
+		j=$(sacct -a -n -X -P -S now-10minutes --name=opted_out -o JobID | tail -n 1)
+		[ -n "$j" ] && break
+		sleep 1
+	done
 	if [ -n "$j" ] && wait_epilogs "$j"; then
 		c=$(comment_of "$j")
 		check "opted_out: Comment only the user's ('$c')" test "$c" = note-opted_out
