@@ -232,6 +232,22 @@ START_TEST(torch_rank_prefix)
 }
 END_TEST
 
+// c10's logger prints month * 100 + day without padding: January to
+// September have three digits.
+START_TEST(torch_unpadded_month)
+{
+	const char *line = "[rank8]:[E318 09:26:18.136731159 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 8] Process group "
+			   "watchdog thread terminated with exception";
+	ts_value v = FIND(line);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local_no_year));
+	check_civil(v, 0, 3, 18, 9, 26, 18, 136731);
+	check_span(line, v, "E318 09:26:18.136731159");
+	check_civil(FIND("[W101 00:00:01.5 a.cpp:1] x"), 0, 1, 1, 0, 0, 1, 500000);
+	NONE("[E1399 09:26:18.1 a.cpp:1] x");
+	NONE("[E31 09:26:18.1 a.cpp:1] x");
+}
+END_TEST
+
 START_TEST(torch_old_no_time)
 {
 	NONE("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation "
@@ -699,6 +715,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, glog_nanos);
 	tcase_add_test(shapes, glog_python);
 	tcase_add_test(shapes, glog_with_year);
+	tcase_add_test(shapes, torch_unpadded_month);
 	tcase_add_test(shapes, level_month_day);
 	tcase_add_test(shapes, torch_rank_prefix);
 	tcase_add_test(shapes, torch_old_no_time);

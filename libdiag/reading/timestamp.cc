@@ -276,13 +276,15 @@ bool parse_level_month_day(std::string_view s, size_t pos, ts_value &v)
 }
 
 // glog: "E1026 04:01:29.922296938" (no year) or "E20261026 04:01:29.9" (glog
-// built with the year in the prefix).
+// built with the year in the prefix). PyTorch's c10 logger prints the month
+// and day as one number, month * 100 + day unpadded: "E318" is March
+// 18th.
 bool parse_glog(std::string_view s, size_t pos, ts_value &v)
 {
 	cursor c{s, pos + 1};
 	int64_t digits = 0;
 	int n = 0;
-	if (!c.num_range(4, 8, digits, n) || (n != 4 && n != 8) || !c.eat(' '))
+	if (!c.num_range(3, 8, digits, n) || (n != 3 && n != 4 && n != 8) || !c.eat(' '))
 		return false;
 	v.year = n == 8 ? int(digits / 10000) : 0;
 	v.month = int(digits / 100 % 100);
