@@ -11,8 +11,26 @@ constexpr uint32_t keep_per_writer = 3;
 constexpr uint32_t keep_process_ends_per_writer = 64;
 }
 
+namespace {
+// A node by its full name ("gpu07.cluster.internal") is the node by its
+// short one: Slurm, the rank map and most logs use the short name, and an
+// admin drains that. Addresses keep every part.
+std::string_view short_host_name(std::string_view name)
+{
+	size_t dot = name.find('.');
+	if (dot == std::string_view::npos || dot == 0 || name.find(':') != std::string_view::npos)
+		return name;
+	std::string_view first = name.substr(0, dot);
+	bool letter = false;
+	for (char c : first)
+		letter = letter || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	return letter ? first : name;
+}
+} // namespace
+
 int evidence::intern_host(std::string_view name)
 {
+	name = short_host_name(name);
 	if (name.empty())
 		return -1;
 	std::string key(name);
