@@ -594,6 +594,116 @@ START_TEST(same_unlabelled_error_on_every_process_singles_out_nobody)
 }
 END_TEST
 
+START_TEST(two_ranks_of_one_node_failing_together_name_the_node)
+{
+	// Ranks 5 and 6 of node02 hit the same device-side assert within
+	// milliseconds, each line stamped: which came first is noise. The node
+	// is the lead, no rank before the other.
+	bundle b;
+	std::string log;
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	log += "[rank5]:[E1026 04:10:02.136731159 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 5] Process group watchdog "
+	       "thread terminated with exception: CUDA error: device-side assert triggered\n"
+	       "[rank6]:[E1026 04:10:02.141499142 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 6] Process group watchdog "
+	       "thread terminated with exception: CUDA error: device-side assert triggered\n";
+	for (int r = 0; r < 8; r++)
+		if (r != 5 && r != 6)
+			log += watchdog(r, "04:20:02.00000000" + std::to_string(r), 99, 99, 98);
+	b.file("job.out", log);
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "cuda_error", -1);
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+}
+END_TEST
+
+START_TEST(a_port_error_on_every_rank_of_a_node_is_the_nodes)
+{
+	// Every rank of node02 prints its NIC's port error in the same second;
+	// a completion error of one of them half a minute later follows it.
+	bundle b;
+	std::string log;
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	for (int r = 4; r < 8; r++)
+		log += "[2026-10-26 04:10:02] node02:" + std::to_string(2000 + r) + ":" + std::to_string(2100 + r) + " [" +
+		       std::to_string(r % 4) + "] transport/net_ib.cc:132 NCCL WARN NET/IB : mlx5_2:1 Got async error event: port error\n";
+	log += "[2026-10-26 04:10:36] node02:2006:2110 [2] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer "
+	       "10.0.0.1<41017> with status=12 opcode=0 len=0 vendor err 129 (Send)\n";
+	b.file("job.out", log);
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "network", -1);
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+}
+END_TEST
+
+START_TEST(only_victims_and_one_nodes_link_failing_name_that_node)
+{
+	// Every rank lost a connection (gloo's resets); only node03's kernel
+	// saw its NIC stall and its link go down, just before.
+	bundle b;
+	b.file("job.out", "0: 2026-10-26 03:10:00,100 INFO train: epoch 0 step 500 loss 0.139\n"
+			  "0: 2026-10-26 04:00:00,100 INFO train: epoch 1 step 500 loss 0.137\n"
+			  "0: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:538] Read error [10.0.0.3]:40719: "
+			  "Connection reset by peer\n"
+			  "1: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:538] Read error [10.0.0.3]:40722: "
+			  "Connection reset by peer\n");
+	b.file("kern.node03.log",
+	       "2026-10-26T04:09:58+0000 node03 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: NETDEV WATCHDOG: CPU: 9: transmit "
+	       "queue 12 timed out 5120 ms\n"
+	       "2026-10-26T04:10:02+0000 node03 kernel: mlx5_core 0000:3b:00.0 ens1f0np0: Link down\n");
+	b.file("sacct.txt", "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+			    "900|train|FAILED|1:0|2026-10-26T03:00:00|2026-10-26T04:15:00|node[01-03]\n");
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "network", -1);
+	DIAG_CK_STR_EQ(v.first_host, "node03");
+}
+END_TEST
+
+START_TEST(the_end_of_a_one_node_job_names_its_node)
+{
+	// A cancel of a job whose ranks all ran on one machine: no fault of
+	// that machine (the action says so), but the verdict says where.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 2; r++)
+		log += init_complete(r, "ws11", 3000 + r, r ? "2a000" : "18000", 2);
+	log += "[rank0]: epoch 8 iter 100/196 loss 0.4471\n";
+	b.file("job.out", log);
+	b.file("nnimanager.log", "[12/8/2020, 10:47:33 AM] INFO [ 'Trial job Kd9xM status changed from RUNNING to USER_CANCELED' ]\n");
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "user_cancel", -1);
+	DIAG_CK_STR_EQ(v.first_host, "ws11");
+	ck_assert(v.action != action_kind::drain_node);
+}
+END_TEST
+
+START_TEST(a_nodes_full_name_is_the_node)
+{
+	// The kernel log names the node by its full name, the job by its short
+	// one: one node, named as Slurm names it.
+	bundle b;
+	std::string log;
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	for (int r = 0; r < 8; r++)
+		if (r != 5)
+			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
+	b.file("job.out", log);
+	b.file("kern.log", "2026-10-26T04:02:58+0000 node02.cluster.example.org kernel: NVRM: Xid (PCI:0000:9d:00): 79, "
+			   "GPU has fallen off the bus.\n");
+	b.file("sacct.txt", sacct_failed);
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
+	DIAG_CK_STR_EQ(v.first_host, "node02");
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -623,6 +733,11 @@ static Suite *suite()
 	tcase_add_test(t, deepspeed_exit_line_names_the_last_spawned_worker);
 	tcase_add_test(t, one_nodes_retry_does_not_handle_another_nodes_traceback);
 	tcase_add_test(t, a_generic_cause_yields_to_the_link_that_names_the_failure);
+	tcase_add_test(t, two_ranks_of_one_node_failing_together_name_the_node);
+	tcase_add_test(t, a_port_error_on_every_rank_of_a_node_is_the_nodes);
+	tcase_add_test(t, only_victims_and_one_nodes_link_failing_name_that_node);
+	tcase_add_test(t, the_end_of_a_one_node_job_names_its_node);
+	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	suite_add_tcase(s, t);
 	return s;
 }

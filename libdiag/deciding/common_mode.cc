@@ -121,7 +121,11 @@ void pass_common_mode(diagnosis_context &cx)
 	known_hosts.erase(-1);
 	bool fabric = best.e->cls == failure_class::network && same.size() >= 3 && known_hosts.size() >= 3 &&
 		      !one_node_in_every_report(cx, best);
-	if ((processes >= 3 || every_rank) && (best.e->cls != failure_class::network || fabric)) {
+	// Several ranks of one node reporting the same fault within a second
+	// (and no other node): that node's (its NIC, its memory, the data its
+	// ranks share), no rank before another.
+	bool one_node = known_hosts.size() == 1 && ranks_reporting_together(cx, best) >= 2;
+	if (((processes >= 3 || every_rank) && (best.e->cls != failure_class::network || fabric)) || one_node) {
 		cx.d.common_mode = static_cast<int>(processes);
 		// (Lines of one known node beside lines that name none: that node,
 		// the others being its own unprefixed output.)

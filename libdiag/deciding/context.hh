@@ -94,6 +94,9 @@ bool one_machine(const evidence &ev);
 int host_with_address(const evidence &ev, const std::string &address);
 // A network error's peer capture as the address alone (peer_fault.cc).
 std::string peer_address(std::string peer);
+// How many ranks of best's host reported best's fault within a second of
+// it (fault_choice.cc).
+size_t ranks_reporting_together(const diagnosis_context &cx, const candidate &best);
 // Whether a is earlier than b on the common clock (unknown times last).
 bool earlier_event(const event &a, const event &b);
 

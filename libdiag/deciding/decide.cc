@@ -285,6 +285,43 @@ void without_initiator(diagnosis_context &cx)
 		vc.erase(failure_class::unknown);
 	if (!vc.empty())
 		d.cls = std::max_element(vc.begin(), vc.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
+	// The ranks lost their connections, and one node's kernel saw its own
+	// link stall or go down (its NIC's transmit watchdog, a link down):
+	// that node's side of the connections broke.
+	if (d.cls == failure_class::network) {
+		// (The stall just before the connections broke, not one the job
+		// survived hours before.)
+		int64_t broke = no_time;
+		for (const auto &e : ev.events)
+			if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
+			    (broke == no_time || e.time_us < broke))
+				broke = e.time_us;
+		std::vector<const event *> links;
+		for (const auto &e : ev.events)
+			if (!e.dropped && e.cls == failure_class::network && e.host >= 0 &&
+			    ev.sources()[e.file].kind == source_kind::kernel_log)
+				links.push_back(&e);
+		bool one_node = !links.empty() && std::all_of(links.begin(), links.end(),
+							      [&](const event *e) { return e->host == links[0]->host; });
+		// The latest at or before the break, else the first.
+		const event *link = nullptr;
+		for (const event *e : links)
+			if (e->time_us != no_time && broke != no_time && e->time_us <= broke &&
+			    (!link || e->time_us > link->time_us))
+				link = e;
+		if (!link && !links.empty())
+			link = *std::min_element(links.begin(), links.end(),
+						 [](const event *a, const event *b) { return earlier_event(*a, *b); });
+		if (link && one_node) {
+			d.first = link;
+			d.first_host = link->host;
+			d.rank_singled_out = true;
+			d.confidence = "low";
+			d.notes.push_back("only victims' symptoms in the logs; of the job's nodes only " + ev.host_name(link->host) +
+					  "'s kernel saw its network link fail");
+			return;
+		}
+	}
 	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
 }
 

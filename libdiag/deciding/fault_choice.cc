@@ -126,6 +126,11 @@ void borrow_rank(diagnosis_context &cx)
 	// A node's report (slurmstepd's cgroup line) carries at most the label
 	// of whoever forwarded it: no rank of its own.
 	bool node_report = best.e->r && best.e->r->scope == rule::fault_scope::node;
+	// A node's report that several of its ranks printed at once (each
+	// process saw its port go down) is visibly the node's: a later fault
+	// of one of those ranks is what followed, not the same fault.
+	if (node_report && ranks_reporting_together(cx, best) >= 2)
+		return;
 	if (best.e->rank < 0 || node_report) {
 		const candidate *named = nullptr;
 		for (const auto &c : cx.cands)
@@ -167,6 +172,22 @@ void borrow_rank(diagnosis_context &cx)
 
 } // namespace
 
+// How many ranks of best's host reported best's fault within a second of it
+// (one host, one clock: no skew between them). Lines that carry their own
+// time: an unstamped traceback's time is its neighbour's, and then the
+// file's order is all that is known.
+size_t ranks_reporting_together(const diagnosis_context &cx, const candidate &best)
+{
+	std::set<int> ranks;
+	for (const auto &c : cx.cands)
+		if (c.e->r == best.e->r && c.e->rule_id == best.e->rule_id && c.e->rank >= 0 && c.e->host >= 0 &&
+		    c.e->host == best.e->host && c.e->time_us != no_time && best.e->time_us != no_time &&
+		    !c.e->inherited_time && !best.e->inherited_time &&
+		    std::llabs(c.e->time_us - best.e->time_us) <= us_per_s)
+			ranks.insert(c.e->rank);
+	return ranks.size();
+}
+
 // Slurm's "JOB J ON H CANCELLED ... DUE TO NODE FAILURE" comes from the
 // slurmstepd on H, which is still alive: H is a reporter, not the node lost.
 bool names_failed_node(const evidence &ev, const event &e)
@@ -201,7 +222,16 @@ void pass_fault_choice(diagnosis_context &cx)
 	// within a window (the Xid behind a CUDA error), or anywhere within the
 	// clocks' uncertainty (then the order is not known).
 	for (const auto &c : timed) {
-		if (c.e == best.e || c.e->weight <= best.e->weight || best.e->time_us == no_time)
+		// (As strong, of the same class and rank, with a time of its own inside
+		// the span that the earliest's is only bounded to by the lines
+		// around it, in another file (in one, the lines' order is known):
+		// the same fault seen twice, and this one's time is known. Not a
+		// report of the job's end: that comes after.)
+		bool better_known = c.e->weight == best.e->weight && c.e->cls == best.e->cls && c.e->rank == best.e->rank &&
+				    best.e->inherited_time && c.e->file != best.e->file &&
+				    !c.e->inherited_time && c.e->kind != rule_kind::job_end &&
+				    std::llabs(c.e->time_us - best.e->time_us) <= static_cast<int64_t>(best.e->time_unc_s * 1e6);
+		if (c.e == best.e || (c.e->weight <= best.e->weight && !better_known) || best.e->time_us == no_time)
 			continue;
 		double dt = static_cast<double>(c.e->time_us - best.e->time_us) / 1e6;
 		bool same_host = c.e->host >= 0 && c.e->host == best.e->host;

@@ -741,6 +741,15 @@ bool launched_on_one_node(const evidence &ev)
 }
 
 // The one machine the logs name (an address or "localhost" aside), or -1.
+// Whether a rank of the job is known to have run on host.
+bool ranks_ran_on(const evidence &ev, int host)
+{
+	for (const auto &x : ev.ranks.all())
+		if (x.second.host == host)
+			return true;
+	return false;
+}
+
 int sole_named_machine(const evidence &ev)
 {
 	std::vector<int> named = named_machines(ev);
@@ -1152,13 +1161,19 @@ void pass_host_resolution(diagnosis_context &cx)
 	const bool node_fault = !job_level(d.cls) || d.cls == failure_class::node_failure ||
 				(d.first && d.first->r && d.first->r->scope == rule::fault_scope::node);
 	const bool job_report = d.first && d.first->r && d.first->r->scope == rule::fault_scope::job;
-	if (d.first_host < 0 && d.first && node_fault && (!job_report || d.cls == failure_class::node_failure)) {
+	// (A time limit, a cancel or a reclaim of a job of one node is no fault
+	// of that node, but that node is still where the job ended: the
+	// verdict names it; the class says it is not to be drained.)
+	const bool job_end_here = job_level(d.cls) && !node_fault;
+	if (d.first_host < 0 && d.first && ((node_fault && (!job_report || d.cls == failure_class::node_failure)) || job_end_here)) {
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
 		if (nodes.empty())
 			nodes = job_nodes(cx.ev);
-		// Else the one machine every line that names one names.
+		// Else the one machine every line that names one names (for the
+		// job's own end, one its ranks ran on: Slurm's banner names the
+		// batch host of a job of any size).
 		if (nodes.empty())
-			if (int own = sole_named_machine(cx.ev); own >= 0)
+			if (int own = sole_named_machine(cx.ev); own >= 0 && (!job_end_here || ranks_ran_on(cx.ev, own)))
 				nodes.push_back(cx.ev.host_name(own));
 		if (nodes.size() == 1) {
 			d.first_host = cx.ev.intern_host(nodes[0]);
