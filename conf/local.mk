@@ -18,6 +18,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/native.yaml \
 	%reldir%/signatures/nccl.yaml \
 	%reldir%/signatures/netdev.yaml \
+	%reldir%/signatures/node.yaml \
 	%reldir%/signatures/numeric.yaml \
 	%reldir%/signatures/orchestrator.yaml \
 	%reldir%/signatures/progress.yaml \
