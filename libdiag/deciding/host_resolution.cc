@@ -1165,7 +1165,10 @@ void pass_host_resolution(diagnosis_context &cx)
 	// of that node, but that node is still where the job ended: the
 	// verdict names it; the class says it is not to be drained.)
 	const bool job_end_here = job_level(d.cls) && !node_fault;
-	if (d.first_host < 0 && d.first && ((node_fault && (!job_report || d.cls == failure_class::node_failure)) || job_end_here)) {
+	// (Also where only victims spoke, of a known kind: the one node is where
+	// it happened.)
+	if (d.first_host < 0 && (d.first || d.cls != failure_class::unknown) &&
+	    ((node_fault && (!job_report || d.cls == failure_class::node_failure)) || job_end_here)) {
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
 		if (nodes.empty())
 			nodes = job_nodes(cx.ev);
