@@ -106,16 +106,25 @@
 # the classes the engine reads best), first scored held-out 27/32, 14/20,
 # 25/29: held-out 0.77/0.85/0.75 (rank 503/592, just under 0.85), dev
 # 0.93/0.93/0.88: the held-out class and host floors back up to 0.77 and
-# 0.74, the rank floor to 0.84).
+# 0.74, the rank floor to 0.84); 1338 with batches 140-153 (launch
+# failures, network faults, preemptions, user cancels, time limits and
+# hangs without dumps, then node failures, filesystem ends, host OOM,
+# segfaults, CUDA OOM, Python exceptions, NaN origins and GPU hardware),
+# whose held-out halves first scored 36/56, 49/56 on rank and 29/47 on
+# host with the engine of the round's start (0.76/0.85/0.73 over all 648
+# held-out cases then); with the round's engine held-out 0.770/0.852/0.775
+# (499/648, 552/648, 320/413), dev 0.926/0.936/0.904 (639/690, 646/690,
+# 414/458): the held-out class floor to 0.76 (499/648 sits on 0.77 with
+# no case to spare), rank to 0.85, host to 0.77, the dev host floor to 0.90.
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
-REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.77}
-REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.84}
-REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.74}
+REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.76}
+REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.85}
+REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.77}
 REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.92}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.93}
-REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.88}
+REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.90}
 
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
