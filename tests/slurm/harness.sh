@@ -72,7 +72,11 @@ harness_cleanup() {
 	if declare -F harness_on_exit >/dev/null; then harness_on_exit; fi
 	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
 	if [ "$started" = 1 ] && [ "${DENPEX_TESTBED_KEEP:-0}" != 1 ]; then
-		tb stop >/dev/null 2>&1
+		if tb stop >/dev/null 2>&1; then
+			rm -f "$OWNER"
+		else
+			echo "$NAME: the testbed did not stop (the next test of this tree stops it)"
+		fi
 		# A testbed of another profile that was up before comes back.
 		[ -z "$previous_profile" ] || DENPEX_TESTBED_PROFILE=$previous_profile tb start >/dev/null 2>&1
 	fi
@@ -94,6 +98,16 @@ harness_setup() {
 	exec 8>"$TESTBED_DIR.tests.lock"
 	flock -w 1800 8 || die "another test holds $TESTBED_DIR.tests.lock"
 	started=0 previous_profile=""
+	# A testbed that a test of this same tree started and did not stop (its
+	# stop failed, or it was killed) is stopped here, not reused: each test
+	# stops what it starts, and a leftover must not outlive the run.
+	OWNER=$TESTBED_DIR.owner
+	local me
+	me=$(cd "$top_builddir" && pwd -P)
+	if [ "$(cat "$OWNER" 2>/dev/null)" = "$me" ] && tb status >/dev/null 2>&1; then
+		echo "$NAME: stopping a testbed an earlier test of this tree left running"
+		tb stop >/dev/null 2>&1 || die "cannot stop the testbed left running"
+	fi
 	if tb status >/dev/null 2>&1; then
 		local running
 		running=$(tb profile)
@@ -106,6 +120,7 @@ harness_setup() {
 	if ! tb status >/dev/null 2>&1; then
 		DENPEX_TESTBED_PROFILE=$HARNESS_PROFILE tb start || die "the Slurm testbed did not start"
 		started=1
+		echo "$me" >"$OWNER"
 	fi
 	# A running testbed from before the second user existed: start adds it.
 	if [ -n "${HARNESS_USER2:-}" ] && { ! id "$EVIL" >/dev/null 2>&1 ||
