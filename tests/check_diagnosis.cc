@@ -49,6 +49,17 @@ std::string init_complete(int rank, const std::string &host, int pid, const std:
 	return buf;
 }
 
+// Eight ranks' NCCL init lines, four on node01 and four on node02 (pids
+// 2000-2007, GPUs 18000, 2a000, 3a000 and 5d000 on each).
+std::string two_nodes_of_four()
+{
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	return log;
+}
+
 const char *sacct_failed = "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
 			   "900|train|FAILED|1:0|2026-10-26T03:00:00|2026-10-26T04:15:00|node[01-02]\n";
 
@@ -413,9 +424,7 @@ START_TEST(xid_finds_its_rank_by_bus_id)
 {
 	bundle b;
 	std::string log;
-	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
-	for (int r = 0; r < 8; r++)
-		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	log += two_nodes_of_four();
 	for (int r = 0; r < 8; r++)
 		if (r != 5)
 			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
@@ -601,9 +610,7 @@ START_TEST(two_ranks_of_one_node_failing_together_name_the_node)
 	// is the lead, no rank before the other.
 	bundle b;
 	std::string log;
-	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
-	for (int r = 0; r < 8; r++)
-		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	log += two_nodes_of_four();
 	log += "[rank5]:[E1026 04:10:02.136731159 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 5] Process group watchdog "
 	       "thread terminated with exception: CUDA error: device-side assert triggered\n"
 	       "[rank6]:[E1026 04:10:02.141499142 ProcessGroupNCCL.cpp:2068] [PG ID 0 Rank 6] Process group watchdog "
@@ -625,9 +632,7 @@ START_TEST(a_port_error_on_every_rank_of_a_node_is_the_nodes)
 	// a completion error of one of them half a minute later follows it.
 	bundle b;
 	std::string log;
-	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
-	for (int r = 0; r < 8; r++)
-		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	log += two_nodes_of_four();
 	for (int r = 4; r < 8; r++)
 		log += "[2026-10-26 04:10:02] node02:" + std::to_string(2000 + r) + ":" + std::to_string(2100 + r) + " [" +
 		       std::to_string(r % 4) + "] transport/net_ib.cc:132 NCCL WARN NET/IB : mlx5_2:1 Got async error event: port error\n";
@@ -688,9 +693,7 @@ START_TEST(a_nodes_full_name_is_the_node)
 	// one: one node, named as Slurm names it.
 	bundle b;
 	std::string log;
-	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
-	for (int r = 0; r < 8; r++)
-		log += init_complete(r, r < 4 ? "node01" : "node02", 2000 + r, bus[r % 4], 8);
+	log += two_nodes_of_four();
 	for (int r = 0; r < 8; r++)
 		if (r != 5)
 			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
