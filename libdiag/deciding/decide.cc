@@ -298,8 +298,7 @@ void without_initiator(diagnosis_context &cx)
 				broke = e.time_us;
 		std::vector<const event *> links;
 		for (const auto &e : ev.events)
-			if (!e.dropped && e.cls == failure_class::network && e.host >= 0 &&
-			    ev.sources()[e.file].kind == source_kind::kernel_log)
+			if (e.host >= 0 && kernel_link_fault(ev, e, e.host))
 				links.push_back(&e);
 		bool one_node = !links.empty() && std::all_of(links.begin(), links.end(),
 							      [&](const event *e) { return e->host == links[0]->host; });

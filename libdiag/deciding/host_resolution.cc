@@ -740,7 +740,6 @@ bool launched_on_one_node(const evidence &ev)
 	return false;
 }
 
-// The one machine the logs name (an address or "localhost" aside), or -1.
 // Whether a rank of the job is known to have run on host.
 bool ranks_ran_on(const evidence &ev, int host)
 {
@@ -750,6 +749,7 @@ bool ranks_ran_on(const evidence &ev, int host)
 	return false;
 }
 
+// The one machine the logs name (an address or "localhost" aside), or -1.
 int sole_named_machine(const evidence &ev)
 {
 	std::vector<int> named = named_machines(ev);

@@ -24,13 +24,13 @@ std::string peer_address(std::string peer)
 	return peer;
 }
 
-namespace {
-
 bool kernel_link_fault(const evidence &ev, const event &e, int host)
 {
 	return !e.dropped && e.cls == failure_class::network && e.host == host &&
 	       ev.sources()[e.file].kind == source_kind::kernel_log;
 }
+
+namespace {
 
 constexpr double launcher_poll_s = 5.0;
 
