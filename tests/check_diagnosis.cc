@@ -707,6 +707,33 @@ START_TEST(a_nodes_full_name_is_the_node)
 }
 END_TEST
 
+START_TEST(the_one_rank_that_finished_left_the_others_waiting)
+{
+	// Rank 5 alone stopped training early and returned; the others went
+	// on into the next epoch's first collective and waited there until the
+	// user cancelled the job. Where every rank says it finished, nobody was
+	// left waiting: the cancel stays the verdict.
+	for (bool all_finished : {false, true}) {
+		bundle b;
+		std::string log;
+		for (int r = 0; r < 8; r++)
+			log += std::to_string(r) + ": [val] epoch 6 shard val_acc=0.88\n";
+		for (int r = 0; r < 8; r++)
+			if (all_finished || r == 5)
+				log += std::to_string(r) + ": Epoch 00006: val_acc above threshold, stopping training\n";
+		log += "0: Epoch 7:   0%|          | 0/1410 [00:00<?, ?batch/s]\n"
+		       "slurmstepd: error: *** JOB 4410387 ON lt-g21 CANCELLED AT 2019-10-17T16:42:55 ***\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (all_finished) {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "collective_hang", 5);
+		}
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -741,6 +768,7 @@ static Suite *suite()
 	tcase_add_test(t, only_victims_and_one_nodes_link_failing_name_that_node);
 	tcase_add_test(t, the_end_of_a_one_node_job_names_its_node);
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
+	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	suite_add_tcase(s, t);
 	return s;
 }

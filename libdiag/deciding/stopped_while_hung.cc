@@ -81,12 +81,58 @@ bool stopped_while_seen_waiting(diagnosis_context &cx)
 	return false;
 }
 
+// One rank said its work was over (training finished or stopped early,
+// its last "done") while the others said nothing of the kind, and the job
+// then ended from outside or with no word at all: the others were left
+// waiting in a collective that rank never joined. It is the rank that
+// differs, and the stop only ended the wait.
+bool one_rank_left(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
+	const bool unexplained = d.cls == failure_class::unknown && !d.first;
+	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
+	if (!stopped && !unexplained && !hang_without_rank)
+		return false;
+	const event *left = nullptr;
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || e.capture("left_early").empty())
+			continue;
+		if (e.rank < 0 || (left && left->rank != e.rank))
+			return false; // a rank unknown, or more than one left
+		if (!left)
+			left = &e;
+	}
+	if (!left)
+		return false;
+	// Others were there to be left: the job's world, or other ranks seen.
+	bool others = cx.ev.ranks.world_size() >= 2;
+	for (const auto &e : cx.ev.events)
+		others = others || (e.rank >= 0 && e.rank != left->rank);
+	for (const auto &m : cx.ev.rank_progress)
+		others = others || ((!m.is_task || cx.ev.tasks_are_ranks) && m.id != left->rank);
+	if (!others)
+		return false;
+	// The stop came after it (within its file, by line; across files, by time).
+	if (stopped && d.first) {
+		const event &s = *d.first;
+		if (s.file == left->file ? s.line < left->line
+					 : s.time_us != no_time && left->time_us != no_time && s.time_us < left->time_us)
+			return false;
+	}
+	const std::string r = std::to_string(left->rank);
+	ended_a_hang(d, left->rank, "it alone said its work was over while the other ranks did not",
+		     "rank " + r + " alone finished (\"" + left->text + "\"); the others were left waiting for it" +
+			     (stopped ? ", and the stop ended the wait" : ""));
+	return true;
+}
+
 } // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (ended_a_reported_stall(cx) || stopped_while_seen_waiting(cx))
+	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_seen_waiting(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;
