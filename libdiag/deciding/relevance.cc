@@ -197,10 +197,12 @@ void drop_other_processes(diagnosis_context &cx)
 // Whether another rank's writer in the same file made progress minutes
 // after the event (stamped on its own line) and before the collapse: the
 // ranks of one job step together, so the event's rank was still in step
-// (only rank 0 logs progress, often). An inherited time may be hours early.
+// (only rank 0 logs progress, often). An inherited time may be hours early:
+// the first stamp after the line in its file bounds it from above instead.
 bool job_went_on(const evidence &ev, const event &e)
 {
-	int64_t at = e.inherited_time ? INT64_MIN : file_local_us(e.ts);
+	int64_t at = !e.inherited_time ? file_local_us(e.ts)
+		     : e.ts_hi.kind != ts_kind::none ? file_local_us(e.ts_hi) : INT64_MIN;
 	if (at == INT64_MIN)
 		return false;
 	int64_t collapse = collapse_after(ev, e);

@@ -52,6 +52,21 @@ bool later_in_file(const ts_value &a, const ts_value &b)
 	return file_local_us(x) > file_local_us(y);
 }
 
+// A stamp without its year takes the year of the file's last dated one (a
+// month far before that one's is in the next year: December, then January);
+// a dated stamp sets it.
+void date_within_file(ts_value &t, civil_date &last)
+{
+	if (t.kind == ts_kind::local && t.year > 0) {
+		last = civil_date{t.year, t.month, t.day};
+	} else if (t.kind == ts_kind::absolute) {
+		constexpr int64_t day_us = 86400 * us_per_s;
+		last = civil_from_days(t.epoch_us >= 0 ? t.epoch_us / day_us : (t.epoch_us + 1) / day_us - 1);
+	} else if (t.kind == ts_kind::local_no_year && t.year == 0 && last.year > 0 && t.month > 0) {
+		t.year = last.year + (t.month + 6 < last.month ? 1 : t.month > last.month + 6 ? -1 : 0);
+	}
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -820,6 +835,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		return key;
 	};
 	ts_value file_last_ts;
+	// The year of the file's last dated stamp: a stamp without one (glog's
+	// "E0417 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes it,
+	// so that times within the file compare.
+	civil_date file_date{0, 0, 0};
 	// Events seen before the file's first timestamp: they happened no
 	// later than it, so they take it when it comes.
 	std::vector<long> untimed;
@@ -922,6 +941,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				id = identify(seg, kind == source_kind::kernel_log);
 				ts = find_timestamp(seg);
 			}
+			if (ts)
+				date_within_file(*ts, file_date);
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
 				labels_not_ranks = true;
 			if (id.rank >= 0) {
@@ -1072,7 +1093,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					  !caps.get("pid").empty() || !caps.get("local_rank").empty() ||
 					  !caps.get("host").empty() || !caps.get("job").empty() ||
 					  !caps.get("relayed_by").empty() || id.pid >= 0;
-			if (e.rank < 0 && !ts && !own_writer && cw.cont_rank >= 0 && line_no - cw.cont_line <= cont_lines) {
+			// (A launcher's prefix may name the rank on every line of it,
+			// "[rank11]:Last error:": the same message all the same where
+			// what it quotes is a link's failure, the peer's end of it; a
+			// CUDA failure quoted there is the rank's own.)
+			const bool quoted_link = e.rank == cw.cont_rank && e.cls == failure_class::network;
+			if ((e.rank < 0 || quoted_link) && !ts && !own_writer && cw.cont_rank >= 0 &&
+			    line_no - cw.cont_line <= cont_lines) {
 				e.rank = cw.cont_rank;
 				if (cw.cont_victim && e.role == event_role::initiating)
 					e.role = event_role::victim;
