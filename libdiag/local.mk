@@ -55,6 +55,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/aligning/clock.hh %reldir%/aligning/clock.cc \
 	%reldir%/aligning/rank_map.hh %reldir%/aligning/rank_map.cc \
 	%reldir%/aligning/rank_layout.hh %reldir%/aligning/rank_layout.cc \
+	%reldir%/aligning/host_aliases.hh %reldir%/aligning/host_aliases.cc \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \

@@ -734,6 +734,31 @@ START_TEST(the_one_rank_that_finished_left_the_others_waiting)
 }
 END_TEST
 
+START_TEST(the_first_host_comes_with_its_other_names)
+{
+	// The job's lines name pods; kubectl's row gives the pod's node, and an
+	// EC2 node's name carries its address: the verdict names all three. A
+	// node name that encodes nothing adds only itself.
+	for (bool ec2_name : {true, false}) {
+		bundle b;
+		b.file("job.log",
+		       "[pod/llama-ft-worker-1/pytorch] [rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+		       "allocate 2.00 GiB. GPU 0 has a total capacity of 79.33 GiB of which 1.06 GiB is free.\n");
+		const std::string node = ec2_name ? "ip-10-41-7-212.us-west-2.compute.internal" : "gpu-node-7";
+		b.file("pods.txt", "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n"
+				   "llama-ft-worker-1   0/1     Error   0          6h    10.41.7.36    " +
+					   node + "   <none>           <none>\n");
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "cuda_oom", 5);
+		DIAG_CK_STR_EQ(v.first_host, "llama-ft-worker-1");
+		ck_assert_uint_eq(v.first_host_aliases.size(), ec2_name ? 2 : 1);
+		DIAG_CK_STR_EQ(v.first_host_aliases[0], node);
+		if (ec2_name)
+			DIAG_CK_STR_EQ(v.first_host_aliases[1], "10.41.7.212");
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -769,6 +794,7 @@ static Suite *suite()
 	tcase_add_test(t, the_end_of_a_one_node_job_names_its_node);
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
+	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -50,6 +50,12 @@ std::string verdict_to_json(const verdict &v, bool pretty)
 	json_object_set_new(first, "time", v.first_time.empty() ? json_null() : jstr(v.first_time));
 	json_object_set_new(first, "source", v.first_source.empty() ? json_null() : jstr(v.first_source));
 	json_object_set_new(first, "line", v.first_line.empty() ? json_null() : jstr(v.first_line));
+	if (v.has_first && !v.first_host.empty() && !v.first_host_aliases.empty()) {
+		json_t *aliases = json_array();
+		for (const auto &a : v.first_host_aliases)
+			json_array_append_new(aliases, jstr(a));
+		json_object_set_new(first, "aliases", aliases);
+	}
 	json_object_set_new(root, "first", first);
 	json_t *victims = json_object();
 	json_object_set_new(victims, "count", json_integer(static_cast<json_int_t>(v.victims.size())));
@@ -149,6 +155,12 @@ std::string verdict_to_text(const verdict &v)
 	t += "\n" + v.summary + "\n\n";
 	if (v.has_first && (v.first_rank >= 0 || !v.first_host.empty())) {
 		t += "first:   " + rank_host(v.first_rank, v.first_host);
+		if (!v.first_host.empty() && !v.first_host_aliases.empty()) {
+			t += " (also";
+			for (size_t i = 0; i < v.first_host_aliases.size(); i++)
+				t += (i ? ", " : " ") + v.first_host_aliases[i];
+			t += ")";
+		}
 		if (!v.first_time.empty())
 			t += " at " + v.first_time;
 		t += "\n";

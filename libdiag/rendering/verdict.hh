@@ -61,6 +61,7 @@ struct verdict {
 	bool has_first = false;       // false: "first" has null rank and host
 	int first_rank = -1;
 	std::string first_host;
+	std::vector<std::string> first_host_aliases; // its other names in the logs (pod, node, address)
 	std::string first_time;
 	std::string first_source;
 	std::string first_line;

@@ -1,5 +1,6 @@
 #include "rendering/explain.hh"
 
+#include "aligning/host_aliases.hh"
 #include "deciding/diagnose.hh"
 
 #include <set>
@@ -88,6 +89,8 @@ void word_verdict(const explain_input &x, verdict &v)
 	v.has_first = singled;
 	v.first_rank = singled ? d.first_rank : -1;
 	v.first_host = singled && d.first_host >= 0 ? ev.host_name(d.first_host) : "";
+	if (!v.first_host.empty())
+		v.first_host_aliases = host_aliases(ev, d.first_host);
 	if (first && first->file != UINT32_MAX)
 		v.first_event = static_cast<long>(first - ev.events.data());
 	if (first) {
