@@ -1165,11 +1165,30 @@ void pass_host_resolution(diagnosis_context &cx)
 	// of that node, but that node is still where the job ended: the
 	// verdict names it; the class says it is not to be drained.)
 	const bool job_end_here = job_level(d.cls) && !node_fault;
+	// A stop typed at a terminal (qdel's answer under a login node's
+	// prompt) names the terminal's machine: where the ranks ran is known,
+	// and it is not there, so it is not where the job ended.
+	if (job_end_here && d.first_host >= 0 && d.first_rank < 0 && !ranks_ran_on(cx.ev, d.first_host)) {
+		bool ranks_placed = false;
+		for (const auto &x : cx.ev.ranks.all())
+			ranks_placed = ranks_placed || x.second.host >= 0;
+		if (ranks_placed)
+			d.first_host = -1;
+	}
 	// (Also where only victims spoke, of a known kind: the one node is where
 	// it happened.)
 	if (d.first_host < 0 && (d.first || d.cls != failure_class::unknown) &&
 	    ((node_fault && (!job_report || d.cls == failure_class::node_failure)) || job_end_here)) {
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
+		// (Where the ranks ran, when the rank map says: a terminal's prompt
+		// may be the login node's.)
+		if (nodes.empty() && job_end_here) {
+			std::set<std::string> rank_hosts;
+			for (const auto &x : cx.ev.ranks.all())
+				if (x.second.host >= 0 && !loopback_name(cx.ev.host_name(x.second.host)))
+					rank_hosts.insert(cx.ev.host_name(x.second.host));
+			nodes.assign(rank_hosts.begin(), rank_hosts.end());
+		}
 		if (nodes.empty())
 			nodes = job_nodes(cx.ev);
 		// Else the one machine every line that names one names (for the
