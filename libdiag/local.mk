@@ -5,7 +5,7 @@
 #              the readers of job logs, sacct, torchelastic and plugin records
 #   matching/  the literal prefilter, PCRE2, signatures as data
 #   fr/        PyTorch flight-recorder dumps: unpickler, dumps, analysis
-#   aligning/  the common clock, the rank map, the merged timeline
+#   aligning/  who ran where, the common clock, the rank map, the merged timeline
 #   deciding/  the diagnosis, and the tables that give a class its action
 #   rendering/ the verdict as JSON, text and the job's Comment, all strict UTF-8
 # pipeline.cc runs them in that order; c_api.cc is the C ABI for the epilog.
@@ -55,6 +55,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/aligning/clock.hh %reldir%/aligning/clock.cc \
 	%reldir%/aligning/rank_map.hh %reldir%/aligning/rank_map.cc \
 	%reldir%/aligning/rank_layout.hh %reldir%/aligning/rank_layout.cc \
+	%reldir%/aligning/identities.hh %reldir%/aligning/identities.cc \
 	%reldir%/aligning/host_aliases.hh %reldir%/aligning/host_aliases.cc \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \

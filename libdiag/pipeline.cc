@@ -1,5 +1,6 @@
 #include "pipeline.hh"
 
+#include "aligning/identities.hh"
 #include "deciding/corroboration.hh"
 #include "fr/fr_bridge.hh"
 #include "reading/gpu_health_readers.hh"

@@ -2,6 +2,7 @@
 // sets up what a pass reads and checks only what that pass decides.
 #include "ck_cxx.hh"
 #include "aligning/clock.hh"
+#include "aligning/identities.hh"
 #include "aligning/rank_layout.hh"
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"

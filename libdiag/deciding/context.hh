@@ -86,7 +86,7 @@ bool job_level(failure_class c);
 // that reported it (fault_choice.cc).
 bool names_failed_node(const evidence &ev, const event &e);
 // "localhost" and the like: a name every machine has for itself
-// (host_resolution.cc).
+// (aligning/identities.cc).
 bool loopback_name(const std::string &h);
 // Whether the evidence names at most one machine, "localhost" aside.
 bool one_machine(const evidence &ev);

@@ -35,9 +35,6 @@ struct diagnosis_input {
 	hang_structure fr;
 };
 
-// Fills in ranks, hosts and pids that a line did not name from the rank
-// map and the other lines (run before clock alignment, which works per host).
-void resolve_identities(evidence &ev);
 // The host a rank ran on: the rank map, its own lines, else the job's layout.
 int rank_host(evidence &ev, int rank);
 
