@@ -46,7 +46,7 @@ const char *main_usage =
 	"                                  print the merged, clock-corrected timeline\n"
 	"  fr [--json] PATH...             analyse PyTorch flight-recorder dumps\n"
 	"  metrics [-o FILE] DIR...        Prometheus metrics from directories of admin reports\n"
-	"  check-signatures [--conf DIR] [--literals | --fault-literals]\n"
+	"  check-signatures [--conf DIR] [--strict] [--literals | --fault-literals]\n"
 	"                                  load and check the signature and knowledge files\n"
 	"  serve [--listen ADDR:PORT]      the diagnosis console: a web page to paste logs\n"
 	"                                  into (default 127.0.0.1:8470)\n"
@@ -550,22 +550,26 @@ int cmd_metrics(int argc, char **argv)
 int cmd_check_signatures(int argc, char **argv)
 {
 	std::string conf;
-	bool literals = false, fault_literals = false;
+	bool literals = false, fault_literals = false, strict = false;
 	for (int i = 0; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--conf" && i + 1 < argc)
 			conf = argv[++i];
+		else if (a == "--strict")
+			strict = true;
 		else if (a == "--literals")
 			literals = true;
 		else if (a == "--fault-literals")
 			fault_literals = true;
 		else if (a == "-h" || a == "--help") {
-			fputs("Usage: denpex check-signatures [--conf DIR] [--literals | --fault-literals]\n"
+			fputs("Usage: denpex check-signatures [--conf DIR] [--strict] [--literals | --fault-literals]\n"
 			      "Loads every signature file of both layers, the shipped rules and the site's\n"
 			      "(signatures.d/ in the configuration directory: rules added, or replacing a\n"
 			      "shipped rule of the same id), checking each rule's samples, and the Xid and\n"
 			      "action tables. Prints each rule with the layer and file it came from, and\n"
-			      "conflicts between rules. Exit 0 when all load.\n"
+			      "conflicts between rules. Exit 0 when all load, 2 when they do not.\n"
+			      "--strict exits 1 when a rule's sample is won by another rule (a site\n"
+			      "rule that would never match its own sample line).\n"
 			      "--literals prints instead the prefilter literals of all rules, one a line\n"
 			      "(for grep -F -f and rg -F -f in the benchmark).\n"
 			      "--fault-literals prints those of the scan of large files for fault lines\n"
@@ -580,7 +584,7 @@ int cmd_check_signatures(int argc, char **argv)
 	std::string err;
 	if (!an.init(po, err)) {
 		fprintf(stderr, "denpex: %s\n", err.c_str());
-		return 1;
+		return exit_usage;
 	}
 	if (literals || fault_literals) {
 		for (const auto &l : literals ? an.rules().all_literals() : an.rules().fault_literals())
@@ -601,7 +605,9 @@ int cmd_check_signatures(int argc, char **argv)
 	diag::signature_dirs sd = diag::resolve_signature_dirs(diag::resolve_conf_dir(conf));
 	printf("%zu rules, %zu samples checked: shipped %s; site %s (%zu added, %zu replaced)\n", an.rules().size(),
 	       samples, sd.shipped.c_str(), sd.site.c_str(), site_added, site_replaced);
-	return 0;
+	// (A rule whose own sample another rule wins never sees that line: an
+	// edit to check in CI before it reaches the nodes.)
+	return strict && !an.rules().sample_conflicts().empty() ? 1 : 0;
 }
 
 int run(int argc, char **argv)

@@ -131,6 +131,29 @@ EOF
 	grep -q '^shipped  *cuda\.oom_exception ' "$tmp/out" && grep -q '(1 added, 1 replaced)$' "$tmp/out"
 check "check-signatures shows each rule's layer" $?
 
+# --strict fails on a site rule whose own sample a shipped rule wins (it
+# would never see that line); without it the conflict is only printed.
+mkdir -p "$tmp/strict/signatures.d"
+for n in signatures xid.yaml actions.yaml zones.yaml; do ln -s "$top_srcdir/conf/$n" "$tmp/strict/$n"; done
+cat >"$tmp/strict/signatures.d/site.yaml" <<'EOF'
+family: site
+rules:
+  - id: site.any_oom
+    class: cuda_oom
+    role: initiating
+    literal: "out of memory"
+    pattern: 'out of memory'
+    samples: ["RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB"]
+EOF
+"$DENPEX" check-signatures --conf "$tmp/strict" >"$tmp/out" 2>&1
+loose=$?
+"$DENPEX" check-signatures --strict --conf "$tmp/strict" >"$tmp/out" 2>&1
+strict=$?
+"$DENPEX" check-signatures --strict >/dev/null 2>&1
+shipped=$?
+[ $loose -eq 0 ] && [ $strict -eq 1 ] && [ $shipped -eq 0 ] && grep -q '^warning: .*site\.any_oom: sample is won by' "$tmp/out"
+check "check-signatures --strict fails on a rule its own sample escapes ($loose/$strict/$shipped)" $?
+
 # An action with its host unknown reads as words, not as a filled-in blank.
 mkdir -p "$tmp/nodefail"
 printf 'JobID|JobName|State|ExitCode|Start|End|Elapsed|NodeList\n71|train|NODE_FAIL|0:0|2026-01-01T10:00:00|2026-01-01T12:00:00|02:00:00|gpu[1-4]\n' >"$tmp/nodefail/sacct.txt"
