@@ -83,16 +83,17 @@ bool stopped_while_seen_waiting(diagnosis_context &cx)
 
 // One rank said its work was over (training finished or stopped early,
 // its last "done") while the others said nothing of the kind, and the job
-// then ended from outside or with no word at all: the others were left
-// waiting in a collective that rank never joined. It is the rank that
-// differs, and the stop only ended the wait.
+// then ended from outside, or as a hang that singled out no rank: the
+// others were left waiting in a collective that rank never joined. It is
+// the rank that differs, and the stop only ended the wait.
 bool one_rank_left(diagnosis_context &cx)
 {
 	decision &d = cx.d;
+	// (Not a job that ended with no word at all: a log where only rank 0
+	// logs says "training finished" there on a healthy run too.)
 	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
-	const bool unexplained = d.cls == failure_class::unknown && !d.first;
 	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
-	if (!stopped && !unexplained && !hang_without_rank)
+	if (!stopped && !hang_without_rank)
 		return false;
 	const event *left = nullptr;
 	for (const auto &e : cx.ev.events) {
