@@ -2,21 +2,14 @@
 // "ip-10-0-3-21" is 10.0.3.21): never a guess from similar-looking names.
 #include "aligning/host_aliases.hh"
 
+#include "aligning/identities.hh"
+
 #include <algorithm>
 #include <cctype>
 
 namespace diag {
 
 namespace {
-
-// The same machine by its short name or its full one.
-bool same_machine(const std::string &a, const std::string &b)
-{
-	if (a == b)
-		return true;
-	const std::string &s = a.size() < b.size() ? a : b, &l = a.size() < b.size() ? b : a;
-	return l.compare(0, s.size(), s) == 0 && l[s.size()] == '.';
-}
 
 // EC2's and GCP's internal DNS names carry the address: "ip-10-0-3-21" and
 // "ip-10-0-3-21.ec2.internal" are 10.0.3.21.
@@ -120,16 +113,7 @@ std::vector<std::string> host_aliases(const evidence &ev, int host)
 	if (!several)
 		add(out, own, address);
 	// ...and the host whose address the first host's name is.
-	int by_address = -1;
-	for (const auto &e : ev.events)
-		if (e.host >= 0 && e.host != host && e.capture("host_ip") == own) {
-			if (by_address >= 0 && by_address != e.host) {
-				by_address = -2;
-				break;
-			}
-			by_address = e.host;
-		}
-	if (by_address >= 0)
+	if (int by_address = host_with_address(ev, own); by_address >= 0 && by_address != host)
 		add(out, own, ev.host_name(by_address));
 	return out;
 }

@@ -642,4 +642,31 @@ void resolve_identities(evidence &ev)
 	apply_spawned_pids(ev, single_machine);
 }
 
+// The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
+// or several do.
+int host_with_address(const evidence &ev, const std::string &address)
+{
+	if (address.empty())
+		return -1;
+	int host = -1;
+	for (const auto &e : ev.events) {
+		// A line whose host is named by the address itself (pdsh's
+		// "10.1.2.4: " prefix) says nothing about whose it is.
+		if (e.host < 0 || e.capture("host_ip") != address || ev.host_name(e.host) == address)
+			continue;
+		if (host >= 0 && host != e.host)
+			return -1;
+		host = e.host;
+	}
+	return host;
+}
+
+bool same_machine(const std::string &a, const std::string &b)
+{
+	if (a == b)
+		return true;
+	const std::string &s = a.size() < b.size() ? a : b, &l = a.size() < b.size() ? b : a;
+	return l.compare(0, s.size(), s) == 0 && l[s.size()] == '.';
+}
+
 } // namespace diag

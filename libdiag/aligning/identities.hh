@@ -24,5 +24,11 @@ std::vector<std::string> job_nodes(const evidence &ev);
 // The node a Slurm task ran on: srun's "node: task N: ..." lines and the
 // plugin's records; -1 when they say none or several.
 int node_of_task(const evidence &ev, int task);
+// The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
+// or several do.
+int host_with_address(const evidence &ev, const std::string &address);
+// The same machine by its short name or its full one (gpu07,
+// gpu07.cluster.example.org).
+bool same_machine(const std::string &a, const std::string &b);
 
 } // namespace diag

@@ -1,6 +1,7 @@
 // The same fault on many ranks at once (an import error everywhere, every
 // agent's rendezvous timing out) is the environment's, not one rank's:
 // nobody is singled out. So is a launch fault on every rank of a small job.
+#include "aligning/identities.hh"
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
 

@@ -90,8 +90,6 @@ bool names_failed_node(const evidence &ev, const event &e);
 bool loopback_name(const std::string &h);
 // Whether the evidence names at most one machine, "localhost" aside.
 bool one_machine(const evidence &ev);
-// The host that uses an address (NCCL's Bootstrap lines; peer_fault.cc).
-int host_with_address(const evidence &ev, const std::string &address);
 // Whether e is host's kernel seeing its own network link fail (peer_fault.cc).
 bool kernel_link_fault(const evidence &ev, const event &e, int host);
 // A network error's peer capture as the address alone (peer_fault.cc).

@@ -415,14 +415,9 @@ int pod_on_node(const evidence &ev, int host)
 	if (host < 0)
 		return host;
 	const std::string &node = ev.host_name(host);
-	// (The same node by its short name or its full one.)
-	auto same_node = [&](const std::string &n) {
-		return n == node || (n.size() > node.size() && n.compare(0, node.size(), node) == 0 && n[node.size()] == '.') ||
-		       (node.size() > n.size() && node.compare(0, n.size(), n) == 0 && node[n.size()] == '.');
-	};
 	std::string pod;
 	for (const auto &e : ev.events) {
-		if (e.capture("pod_node").empty() || !same_node(e.capture("pod_node")))
+		if (e.capture("pod_node").empty() || !same_machine(e.capture("pod_node"), node))
 			continue;
 		std::string p = e.capture("pod");
 		if (p.empty() || (!pod.empty() && p != pod))
@@ -527,16 +522,20 @@ void pass_host_resolution(diagnosis_context &cx)
 	// of that node, but that node is still where the job ended: the
 	// verdict names it; the class says it is not to be drained.)
 	const bool job_end_here = job_level(d.cls) && !node_fault;
+	// Where the rank map places the ranks ("localhost" aside).
+	std::set<std::string> rank_hosts;
+	bool ranks_placed = false;
+	for (const auto &x : cx.ev.ranks.all())
+		if (x.second.host >= 0) {
+			ranks_placed = true;
+			if (!loopback_name(cx.ev.host_name(x.second.host)))
+				rank_hosts.insert(cx.ev.host_name(x.second.host));
+		}
 	// A stop typed at a terminal (qdel's answer under a login node's
 	// prompt) names the terminal's machine: where the ranks ran is known,
 	// and it is not there, so it is not where the job ended.
-	if (job_end_here && d.first_host >= 0 && d.first_rank < 0 && !ranks_ran_on(cx.ev, d.first_host)) {
-		bool ranks_placed = false;
-		for (const auto &x : cx.ev.ranks.all())
-			ranks_placed = ranks_placed || x.second.host >= 0;
-		if (ranks_placed)
-			d.first_host = -1;
-	}
+	if (job_end_here && d.first_host >= 0 && d.first_rank < 0 && ranks_placed && !ranks_ran_on(cx.ev, d.first_host))
+		d.first_host = -1;
 	// (Also where only victims spoke, of a known kind: the one node is where
 	// it happened.)
 	if (d.first_host < 0 && (d.first || d.cls != failure_class::unknown) &&
@@ -544,13 +543,8 @@ void pass_host_resolution(diagnosis_context &cx)
 		std::vector<std::string> nodes = expand_nodelist(cx.ev.job.nodelist);
 		// (Where the ranks ran, when the rank map says: a terminal's prompt
 		// may be the login node's.)
-		if (nodes.empty() && job_end_here) {
-			std::set<std::string> rank_hosts;
-			for (const auto &x : cx.ev.ranks.all())
-				if (x.second.host >= 0 && !loopback_name(cx.ev.host_name(x.second.host)))
-					rank_hosts.insert(cx.ev.host_name(x.second.host));
+		if (nodes.empty() && job_end_here)
 			nodes.assign(rank_hosts.begin(), rank_hosts.end());
-		}
 		if (nodes.empty())
 			nodes = job_nodes(cx.ev);
 		// Else the one machine every line that names one names (for the

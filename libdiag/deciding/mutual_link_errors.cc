@@ -6,6 +6,7 @@
 // host whose trouble clearly began first, or the one end whose ranks
 // report a network fault of their own where the others report only a
 // victim's "remote process exited or network error".
+#include "aligning/identities.hh"
 #include "deciding/context.hh"
 
 #include <algorithm>

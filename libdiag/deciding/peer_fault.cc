@@ -4,6 +4,7 @@
 // peer's and this rank only saw it. Where a rank there had exited on its
 // own with nothing logged (its exit code, no error of its own), the peer's
 // process went away: that exit, not the network, is the first fault.
+#include "aligning/identities.hh"
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
@@ -100,25 +101,6 @@ const event *socket_closed_before(const diagnosis_context &cx, const event &err)
 }
 
 } // namespace
-
-// The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
-// or several do.
-int host_with_address(const evidence &ev, const std::string &address)
-{
-	if (address.empty())
-		return -1;
-	int host = -1;
-	for (const auto &e : ev.events) {
-		// A line whose host is named by the address itself (pdsh's
-		// "10.1.2.4: " prefix) says nothing about whose it is.
-		if (e.host < 0 || e.capture("host_ip") != address || ev.host_name(e.host) == address)
-			continue;
-		if (host >= 0 && host != e.host)
-			return -1;
-		host = e.host;
-	}
-	return host;
-}
 
 void pass_peer_fault(diagnosis_context &cx)
 {

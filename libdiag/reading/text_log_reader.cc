@@ -60,8 +60,7 @@ void date_within_file(ts_value &t, civil_date &last)
 	if (t.kind == ts_kind::local && t.year > 0) {
 		last = civil_date{t.year, t.month, t.day};
 	} else if (t.kind == ts_kind::absolute) {
-		constexpr int64_t day_us = 86400 * us_per_s;
-		last = civil_from_days(t.epoch_us >= 0 ? t.epoch_us / day_us : (t.epoch_us + 1) / day_us - 1);
+		last = civil_from_days(floor_div(t.epoch_us, 86400 * us_per_s));
 	} else if (t.kind == ts_kind::local_no_year && t.year == 0 && last.year > 0 && t.month > 0) {
 		t.year = last.year + (t.month + 6 < last.month ? 1 : t.month > last.month + 6 ? -1 : 0);
 	}

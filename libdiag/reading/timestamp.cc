@@ -10,6 +10,13 @@
 #endif
 
 namespace diag {
+
+int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 namespace {
 
 // Prefixes (srun labels, rank tags, Determined headers) fit well within this.
@@ -39,12 +46,6 @@ inline bool is_boundary(char c)
 	default:
 		return false;
 	}
-}
-
-inline int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 inline bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }

@@ -80,6 +80,8 @@ struct civil_date {
 	int year, month, day;
 };
 civil_date civil_from_days(int64_t days);
+// a / b rounded towards minus infinity (days before 1970 too).
+int64_t floor_div(int64_t a, int64_t b);
 
 // UTC microseconds to "2026-10-26T03:51:31.222Z" (millisecond precision).
 void format_utc_ms(int64_t us, char *buf, size_t len);
