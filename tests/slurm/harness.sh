@@ -97,6 +97,8 @@ harness_setup() {
 	mkdir -p "$(dirname "$TESTBED_DIR")"
 	exec 8>"$TESTBED_DIR.tests.lock"
 	flock -w 1800 8 || die "another test holds $TESTBED_DIR.tests.lock"
+	# Hooks of a test that died before it could remove them are not ours.
+	tb clear-hooks
 	started=0 previous_profile=""
 	# A testbed that a test of this same tree started and did not stop (its
 	# stop failed, or it was killed) is stopped here, not reused: each test

@@ -45,6 +45,8 @@ fi
 mkdir -p "$(dirname "$DIR")"
 exec 8>"$DIR.tests.lock"
 flock -w 1800 8 || { echo "FAIL: another test holds $DIR.tests.lock"; exit 1; }
+# Hooks of a test that died before it could remove them are not ours.
+bash "$TESTBED" clear-hooks 8>&- | sed 's/^/# /'
 
 # Nothing of the caller's should leak into the jobs' environment (a CI runner's
 # NCCL_* or a surrounding Slurm job's SLURM_*).
