@@ -34,6 +34,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/fd_io.hh %reldir%/reading/fd_io.cc \
 	%reldir%/reading/gzip_text.hh %reldir%/reading/gzip_text.cc \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
+	%reldir%/reading/qacct_record.hh %reldir%/reading/qacct_record.cc \
 	%reldir%/reading/slurm_nodelist.hh %reldir%/reading/slurm_nodelist.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
 	%reldir%/reading/plugin_records.hh %reldir%/reading/plugin_records.cc \

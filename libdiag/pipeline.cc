@@ -10,6 +10,7 @@
 #include "reading/line_reader.hh"
 #include "reading/plugin_records.hh"
 #include "reading/ray_session.hh"
+#include "reading/qacct_record.hh"
 #include "reading/sacct_reader.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_log_reader.hh"
@@ -501,6 +502,8 @@ std::string set_aside_hardware_claims(evidence &ev)
 
 verdict analysis::run()
 {
+	// Grid Engine's record where no sacct source says how the job ended.
+	job_facts_from_qacct(an_ev);
 	std::string claims = set_aside_hardware_claims(an_ev);
 	unwrap_ray(an_ev);
 	settle_wandb(an_ev);

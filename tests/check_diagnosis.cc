@@ -759,6 +759,70 @@ START_TEST(the_first_host_comes_with_its_other_names)
 }
 END_TEST
 
+// Grid Engine's accounting record pasted below the job's log (qacct prints
+// each key in 13 columns): how the job ended, as sacct's State would say it.
+std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
+			 const std::string &maxvmem, const std::string &category, const std::string &extra = "")
+{
+	std::string r = "$ qacct -j 4242\n"
+			"==============================================================\n"
+			"qname        gpu.q\n"
+			"hostname     gpu-n07.cluster.local\n"
+			"jobnumber    4242\n"
+			"start_time   Mon Oct 16 08:00:02 2023\n"
+			"end_time     Mon Oct 16 14:00:04 2023\n"
+			"slots        16\n"
+			"failed       " + failed + "\n"
+			"exit_status  " + exit_status + "\n"
+			"ru_wallclock " + wallclock + "\n"
+			"maxvmem      " + maxvmem + "\n";
+	if (!category.empty())
+		r += "category     " + category + "\n";
+	return r + extra;
+}
+
+const char *sge_training = "2023-10-16 13:51:19,821 - INFO - [rank 0] update  36000 | loss 4.387\n"
+			   "2023-10-16 13:56:16,478 - INFO - [rank 0] update  36500 | loss 4.336\n";
+
+START_TEST(a_qacct_record_says_how_the_job_ended)
+{
+	struct {
+		const char *exit_status, *failed, *wallclock, *maxvmem, *category, *extra, *cls;
+	} cases[] = {
+		// SIGUSR2 (140): -notify's warning a minute before h_rt's SIGKILL.
+		{"140", "100 : assumedly after job", "86342", "31.884GB", "-l gpu=4,h_rt=86400,h_vmem=30G -pe mpi 8 -notify", "",
+		 "time_limit"},
+		// SIGUSR1 (138) at the queue's s_rt, which qconf shows.
+		{"138", "100 : assumedly after job", "21602s", "118.671GB", "", "\n$ qconf -sq gpu.q\ns_rt                  06:00:00\nh_rt                  INFINITY\n",
+		 "time_limit"},
+		// The whole job's virtual memory at h_vmem per slot times slots.
+		{"140", "100 : assumedly after job", "3335.647", "96.000G", "-q gpu.q -l gpu=4,h_rt=86400,h_vmem=6G -pe smp 16", "",
+		 "host_oom"},
+		// SIGUSR1 with -notify, far from any limit: the warning before a suspension.
+		{"138", "0", "30378s", "188.233GB", "-q long.q -l gpu=4,h_rt=259200,h_vmem=16G -pe smp 16 -notify", "",
+		 "preemption"},
+		{"137", "100 : assumedly after job", "7200", "10G", "-l h_rt=86400", "deleted_by   alee@login1\n", "user_cancel"},
+	};
+	for (const auto &c : cases) {
+		bundle b;
+		b.file("job.log", std::string(sge_training) +
+					  qacct_record(c.exit_status, c.failed, c.wallclock, c.maxvmem, c.category, c.extra));
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), c.cls);
+		DIAG_CK_STR_EQ(v.job_id, "4242");
+	}
+	// A record of a job that ended well decides nothing against the log.
+	bundle b;
+	b.file("job.log", std::string(sge_training) +
+				  "[rank0]: Traceback (most recent call last):\n"
+				  "[rank0]:   File \"train.py\", line 3, in <module>\n"
+				  "[rank0]: KeyError: 'labels'\n" +
+				  qacct_record("1", "0", "3600", "10G", "-l h_rt=86400"));
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -795,6 +859,7 @@ static Suite *suite()
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
+	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	suite_add_tcase(s, t);
 	return s;
 }

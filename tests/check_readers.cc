@@ -6,6 +6,7 @@
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
 #include "aligning/rank_map.hh"
+#include "reading/qacct_record.hh"
 #include "reading/sacct_reader.hh"
 #include "reading/slurm_nodelist.hh"
 #include "reading/source_sniff.hh"
@@ -606,6 +607,26 @@ START_TEST(hosts_from_paths)
 	DIAG_CK_STR_EQ(host_from_node_log_name("worker-0.log"), "");
 	DIAG_CK_STR_EQ(host_from_node_log_name("train-3701784-2.out"), "");
 	DIAG_CK_STR_EQ(host_from_node_log_name("run2.node07.log"), "");
+}
+END_TEST
+
+// Grid Engine's durations and sizes as qacct, qconf and a job's -l print them.
+START_TEST(sge_durations_and_sizes)
+{
+	ck_assert_int_eq(sge_duration_s("21602s"), 21602);
+	ck_assert_int_eq(sge_duration_s("86342"), 86342);
+	ck_assert_int_eq(sge_duration_s("3335.647"), 3335);
+	ck_assert_int_eq(sge_duration_s("06:00:00"), 21600);
+	ck_assert_int_eq(sge_duration_s("72:00:00"), 259200);
+	ck_assert_int_eq(sge_duration_s("INFINITY"), -1);
+	ck_assert_int_eq(sge_duration_s("soon"), -1);
+	ck_assert(sge_bytes("6G") == 6.0 * 1024 * 1024 * 1024);
+	ck_assert(sge_bytes("96.000G") == 96.0 * 1024 * 1024 * 1024);
+	ck_assert(sge_bytes("188.233GB") > 188.0 * 1024 * 1024 * 1024);
+	ck_assert(sge_bytes("4096M") == 4.0 * 1024 * 1024 * 1024);
+	ck_assert(sge_bytes("24377212") == 24377212.0);
+	ck_assert(sge_bytes("INFINITY") < 0);
+	ck_assert(sge_bytes("12Q") < 0);
 }
 END_TEST
 
@@ -1623,6 +1644,7 @@ static Suite *suite()
 	tcase_add_test(t, sniff_kinds);
 	tcase_add_test(t, hosts_from_paths);
 	tcase_add_test(t, sacct_pipe_output);
+	tcase_add_test(t, sge_durations_and_sizes);
 	tcase_add_test(t, sacct_requeued_attempt_keeps_the_one_that_ended);
 	tcase_add_test(t, sacct_elapsed_and_time_limit);
 	tcase_add_test(t, sacct_default_table);

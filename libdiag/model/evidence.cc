@@ -57,6 +57,10 @@ long evidence::add(event &&e)
 	bool process_end = !e.capture("traceback_line").empty();
 	if (process_end)
 		writer += "|end";
+	// A record's fields (qacct's "key value" lines) are one line each: each
+	// field is kept as its own, so that a long record loses none.
+	if (std::string field = e.capture("record_field"); !field.empty())
+		writer += "|" + field;
 	uint32_t &kept = ev_kept[writer];
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;

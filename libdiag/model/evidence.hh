@@ -36,6 +36,9 @@ struct job_facts {
 	bool times_local = false; // sacct -P prints local times (read as UTC until the zone is known)
 	std::string nodelist;
 	std::vector<std::pair<std::string, std::string>> steps; // step id, state
+	// Where the State came from, as a verdict's source names it: sacct, or
+	// the file:line of an accounting record in a log (Grid Engine's qacct).
+	std::string state_source = "sacct";
 };
 
 // A writer's last progress line (a training step, an iteration).

@@ -36,7 +36,7 @@ void pick_evidence(const explain_input &x, const event *recovery, verdict &v)
 		v.evidence.push_back(to_line(ev, *first));
 	else if (first)
 		v.evidence.push_back(evidence_line{-1, "", iso_time(first->time_us), event_role::initiating, first->rule_id,
-						   "sacct", first->text});
+						   ev.job.state_source, first->text});
 	for (const auto &t : d.ties) {
 		if (v.evidence.size() >= 4)
 			break;

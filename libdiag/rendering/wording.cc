@@ -95,7 +95,7 @@ void word_verdict(const explain_input &x, verdict &v)
 		v.first_event = static_cast<long>(first - ev.events.data());
 	if (first) {
 		v.first_time = iso_time(first->time_us);
-		v.first_source = first->file == UINT32_MAX ? "sacct" : event_source(ev, *first);
+		v.first_source = first->file == UINT32_MAX ? ev.job.state_source : event_source(ev, *first);
 		v.first_line = first->text;
 	}
 	v.confidence = d.confidence;
