@@ -5,6 +5,15 @@
 
 namespace diag {
 
+std::string_view trim_blanks(std::string_view v)
+{
+	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+		v.remove_prefix(1);
+	while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
+		v.remove_suffix(1);
+	return v;
+}
+
 bool parse_uint(std::string_view s, long long &out)
 {
 	if (s.empty() || s.size() > 18)

@@ -37,4 +37,7 @@ line_identity identify(std::string_view seg, bool kernel_log);
 // Parses a non-negative decimal integer that fills the whole view.
 bool parse_uint(std::string_view s, long long &out);
 
+// v without the blanks (spaces, tabs, a CR) around it: a table's cell.
+std::string_view trim_blanks(std::string_view v);
+
 } // namespace diag

@@ -14,19 +14,10 @@ namespace diag {
 
 namespace {
 
-std::string_view trim(std::string_view v)
-{
-	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
-		v.remove_prefix(1);
-	while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
-		v.remove_suffix(1);
-	return v;
-}
-
 // A leading decimal number ("100 : assumedly after job" is 100); -1 if none.
 long long leading_number(std::string_view v)
 {
-	v = trim(v);
+	v = trim_blanks(v);
 	size_t n = 0;
 	while (n < v.size() && n < 12 && v[n] >= '0' && v[n] <= '9')
 		n++;
@@ -38,7 +29,7 @@ long long leading_number(std::string_view v)
 
 int64_t qacct_time_us(std::string_view v)
 {
-	auto ts = parse_timestamp(trim(v));
+	auto ts = parse_timestamp(trim_blanks(v));
 	if (!ts)
 		return no_time;
 	ts_context ctx;
@@ -120,7 +111,7 @@ std::string event_source_of(const evidence &ev, const event &e)
 
 int64_t sge_duration_s(std::string_view v)
 {
-	v = trim(v);
+	v = trim_blanks(v);
 	if (v.empty() || v == "INFINITY" || v == "infinity")
 		return -1;
 	if (v.find(':') != std::string_view::npos) {
@@ -149,7 +140,7 @@ int64_t sge_duration_s(std::string_view v)
 
 double sge_bytes(std::string_view v)
 {
-	v = trim(v);
+	v = trim_blanks(v);
 	if (v.empty() || v == "INFINITY" || v == "infinity")
 		return -1;
 	std::string s(v.substr(0, 32));
@@ -246,9 +237,9 @@ bool job_facts_from_qacct(evidence &ev)
 				std::to_string(failed) + ", ru_wallclock " + std::to_string(elapsed) + "s";
 	const int64_t margin = std::min<int64_t>(600, std::max<int64_t>(60, limit / 10));
 	std::string state, detail;
-	if (rec.count("deleted_by") && !trim(rec["deleted_by"]).empty() && trim(rec["deleted_by"]) != "NONE") {
+	if (rec.count("deleted_by") && !trim_blanks(rec["deleted_by"]).empty() && trim_blanks(rec["deleted_by"]) != "NONE") {
 		state = "CANCELLED";
-		detail = "CANCELLED by " + std::string(trim(rec["deleted_by"])) + " (qdel)";
+		detail = "CANCELLED by " + std::string(trim_blanks(rec["deleted_by"])) + " (qdel)";
 	} else if (killed && limit > 0 && elapsed >= 0 && elapsed + margin >= limit) {
 		state = "TIMEOUT";
 		detail = "TIMEOUT " + how + " of its " + std::to_string(limit) + "s run-time limit)";

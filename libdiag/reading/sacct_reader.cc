@@ -74,20 +74,11 @@ bool attempt_over(std::string_view state)
 	       state != "REQUEUE_FED";
 }
 
-std::string_view trim(std::string_view v)
-{
-	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
-		v.remove_prefix(1);
-	while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
-		v.remove_suffix(1);
-	return v;
-}
-
 // sacct's durations: [D-][HH:]MM:SS[.mmm] ("1-00:00:00", "04:00:00",
 // "59:30", "00:01.234"); -1 for UNLIMITED, Partition_Limit and the like.
 int64_t sacct_duration_s(std::string_view v)
 {
-	v = trim(v);
+	v = trim_blanks(v);
 	int64_t days = 0;
 	if (size_t dash = v.find('-'); dash != std::string_view::npos) {
 		long long d;
@@ -145,7 +136,7 @@ std::vector<std::string_view> fields(std::string_view l, const std::vector<std::
 		return split(l, '|');
 	std::vector<std::string_view> f;
 	for (const auto &sp : spans)
-		f.push_back(sp.first < l.size() ? trim(l.substr(sp.first, sp.second)) : std::string_view());
+		f.push_back(sp.first < l.size() ? trim_blanks(l.substr(sp.first, sp.second)) : std::string_view());
 	return f;
 }
 
@@ -163,7 +154,7 @@ std::string_view uncut(std::string_view v, bool table)
 bool sacct_table_header(std::string_view first, std::string_view second)
 {
 	std::string h = lower(first.substr(0, 256));
-	return trim(h).rfind("jobid", 0) == 0 && h.find(" state") != std::string::npos &&
+	return trim_blanks(h).rfind("jobid", 0) == 0 && h.find(" state") != std::string::npos &&
 	       !ruler_spans(second).empty();
 }
 
@@ -216,7 +207,7 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 		std::string_view l = lines[li];
 		if (!l.empty() && l.back() == '\r')
 			l.remove_suffix(1);
-		if (trim(l).empty())
+		if (trim_blanks(l).empty())
 			continue;
 		std::vector<std::string_view> f = fields(l, spans);
 		auto col = [&](int c) { return c >= 0 && static_cast<size_t>(c) < f.size() ? f[static_cast<size_t>(c)] : std::string_view(); };
