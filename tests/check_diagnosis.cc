@@ -823,6 +823,23 @@ START_TEST(a_qacct_record_says_how_the_job_ended)
 }
 END_TEST
 
+// glog's stamps print no year ("E1203 09:02:00"); a node's journal beside
+// the log prints it on every line, though none of its lines matches a rule:
+// the job's times take the journal's year, not the year of the reading.
+START_TEST(year_less_stamps_take_the_year_of_a_dated_file)
+{
+	bundle b;
+	b.file("job.log", "[rank1]:[E1203 09:02:00.398031688 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+			  "Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+			  "there was a network error, NCCL version 2.21.5\n");
+	b.file("journal.gpu-w3.log", "2021-12-03T09:01:58+0000 gpu-w3 systemd-logind[744]: Power key pressed short.\n"
+				     "2021-12-03T09:01:58+0000 gpu-w3 systemd-logind[744]: Powering off...\n");
+	verdict v = b.run();
+	ck_assert(!v.evidence.empty());
+	ck_assert_msg(v.evidence[0].time.rfind("2021-12-03T09:02:00", 0) == 0, "time %s", v.evidence[0].time.c_str());
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -860,6 +877,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
+	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);
 	return s;
 }

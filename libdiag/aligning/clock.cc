@@ -37,6 +37,11 @@ int64_t pick_reference(const evidence &ev)
 	for (const auto &e : ev.events)
 		if (e.ts.kind == ts_kind::absolute)
 			return e.ts.epoch_us;
+	// A file whose lines matched nothing still dates the bundle (a node's
+	// journal beside a log of glog's year-less stamps).
+	for (const auto &s : ev.sources())
+		if (s.first_dated.kind == ts_kind::absolute)
+			return s.first_dated.epoch_us;
 	for (const auto &e : ev.events)
 		if (e.ts.kind == ts_kind::local) {
 			ts_context c;

@@ -23,6 +23,9 @@ struct source_file {
 	uint64_t bytes_skipped = 0;
 	bool labels_are_not_ranks = false; // srun labels seen next to a different [rankR]
 	bool job_output = false; // written by the job itself: its hardware lines are claims
+	// The file's first stamp with its year (absolute, or local with a date):
+	// the year of another file's stamps that print none.
+	ts_value first_dated;
 };
 
 struct job_facts {

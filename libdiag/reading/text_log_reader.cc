@@ -838,6 +838,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// "E0417 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes it,
 	// so that times within the file compare.
 	civil_date file_date{0, 0, 0};
+	bool dated_seen = false;
 	// Events seen before the file's first timestamp: they happened no
 	// later than it, so they take it when it comes.
 	std::vector<long> untimed;
@@ -940,8 +941,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				id = identify(seg, kind == source_kind::kernel_log);
 				ts = find_timestamp(seg);
 			}
-			if (ts)
+			if (ts) {
 				date_within_file(*ts, file_date);
+				if (!dated_seen && (ts->kind == ts_kind::absolute || (ts->kind == ts_kind::local && ts->year > 0))) {
+					dated_seen = true;
+					ev.source(file).first_dated = *ts;
+				}
+			}
 			if (id.task >= 0 && id.rank >= 0 && id.task != id.rank)
 				labels_not_ranks = true;
 			if (id.rank >= 0) {
