@@ -1102,7 +1102,8 @@ START_TEST(dmesg_t_driver_name_is_no_host)
 	line_reader lr(std::string("[Sat Mar 14 12:34:38 2026] mlx5_core 0000:4d:00.0: Link down\n"
 				   "Mar 14 12:35:11 node17 kernel: mlx5_core 0000:4d:00.0 ibp108s0: Link down\n"
 				   "[Sat Mar 14 12:36:02 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset "
-				   "required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874\n"));
+				   "required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874\n"
+				   "[Sat Mar 14 12:37:29 2026] NETDEV WATCHDOG: ens1f0np0 (mlx5_core): transmit queue 6 timed out\n"));
 	evidence ev;
 	source_file sf;
 	sf.path = "kern.node03.log";
@@ -1111,6 +1112,7 @@ START_TEST(dmesg_t_driver_name_is_no_host)
 	for (size_t h = 0; h < ev.host_count(); h++) {
 		ck_assert_str_ne(ev.host_name(static_cast<int>(h)).c_str(), "mlx5_core");
 		ck_assert_str_ne(ev.host_name(static_cast<int>(h)).c_str(), "NVRM:"); // a subsystem's tag
+		ck_assert_str_ne(ev.host_name(static_cast<int>(h)).c_str(), "NETDEV"); // a subsystem's words
 	}
 	bool node17 = false;
 	for (const auto &e : ev.events)

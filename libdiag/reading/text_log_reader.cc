@@ -105,6 +105,11 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 {
 	if (ts.kind == ts_kind::none || ts.kind == ts_kind::boot_relative || ts.end >= line.size())
 		return {};
+	// dmesg -T's "[Sat Nov 14 11:47:29 2026] NETDEV WATCHDOG: ..." names no
+	// host: a weekday's stamp in brackets is dmesg's, never syslog's.
+	if (ts.begin > 0 && line[ts.begin - 1] == '[' && line[ts.end] == ']' && ts.begin < line.size() &&
+	    ((line[ts.begin] >= 'A' && line[ts.begin] <= 'Z') || (line[ts.begin] >= 'a' && line[ts.begin] <= 'z')))
+		return {};
 	std::string_view rest = line.substr(ts.end);
 	while (!rest.empty() && (rest[0] == ' ' || rest[0] == ']'))
 		rest.remove_prefix(1);
