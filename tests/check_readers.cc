@@ -862,6 +862,23 @@ START_TEST(text_glued_after_a_bar_is_the_lines_writers)
 			}
 		ck_assert_int_eq(seen, 1);
 	}
+	{
+		// Any unit's rate ends a bar (Composer's batches, "1.84s/ba", its
+		// loss named by path); a rate's slash seen twice moves the search
+		// on (no endless loop).
+		std::string text = "[0]:train 21%| | 161544/770000 [29:39:25<310:42:33, 1.84s/ba, loss/train/total=nan][6]:"
+				   "[E ProcessGroupNCCL.cpp:828] [Rank 38] Watchdog caught collective operation timeout: "
+				   "WorkNCCL(SeqNum=4447361, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1805505 milliseconds "
+				   "before timing out.\n"
+				   "a 3s/ba 3s/ba 7ba/s 812B/s/ path s/x /s\n";
+		line_reader lr(text);
+		evidence ev;
+		ck_assert(read_job_log(lr, rules, "1", ev));
+		int nan = 0;
+		for (const auto &e : ev.events)
+			nan += e.cls == failure_class::nan_inf;
+		ck_assert_int_eq(nan, 1);
+	}
 }
 END_TEST
 

@@ -137,20 +137,41 @@ std::string_view syslog_host(std::string_view line, const ts_value &ts)
 // A progress bar redraws without a newline, so the next writer's line is
 // glued to it ("... 1.37it/s, loss=2.6][rank3]:Traceback ..."): split after
 // the bar, and before a rank prefix that starts mid-line.
+inline bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// The slash of the next progress-bar rate at or after from: tqdm's number
+// and unit per second or seconds per unit, whatever the unit ("1.37it/s",
+// "2.35s/it", "1.84s/ba", "812B/s"); npos if none. (The slash, not the
+// rate's start: a search from just after it moves on.)
+size_t tqdm_rate(std::string_view seg, size_t from)
+{
+	for (size_t slash = seg.find('/', from); slash != std::string_view::npos; slash = seg.find('/', slash + 1)) {
+		// "<digit>s/<letter>": seconds per unit.
+		if (slash >= 2 && seg[slash - 1] == 's' && seg[slash - 2] >= '0' && seg[slash - 2] <= '9' &&
+		    slash + 1 < seg.size() && is_letter(seg[slash + 1]))
+			return slash;
+		// "<digit><letters>/s" and no letter after: units per second.
+		if (slash + 1 < seg.size() && seg[slash + 1] == 's' && (slash + 2 >= seg.size() || !is_letter(seg[slash + 2]))) {
+			size_t k = slash;
+			while (k > 0 && slash - k < 8 && is_letter(seg[k - 1]))
+				k--;
+			if (k < slash && k > 0 && seg[k - 1] >= '0' && seg[k - 1] <= '9')
+				return slash;
+		}
+	}
+	return std::string_view::npos;
+}
+
 template <typename F>
 void split_glued(std::string_view seg, F &&fn)
 {
 	for (int guard = 0; guard < 64 && !seg.empty(); guard++) {
 		size_t cut = std::string_view::npos;
-		for (std::string_view unit : {std::string_view("it/s"), std::string_view("s/it")}) {
-			size_t u = seg.find(unit);
-			while (u != std::string_view::npos) {
-				size_t close = seg.find(']', u);
-				if (close != std::string_view::npos && close - u < 160 && close + 1 < seg.size()) {
-					cut = std::min(cut, close + 1);
-					break;
-				}
-				u = seg.find(unit, u + 1);
+		for (size_t u = tqdm_rate(seg, 0); u != std::string_view::npos; u = tqdm_rate(seg, u + 1)) {
+			size_t close = seg.find(']', u);
+			if (close != std::string_view::npos && close - u < 160 && close + 1 < seg.size()) {
+				cut = close + 1;
+				break;
 			}
 		}
 		size_t r = seg.find("[rank", 1);
