@@ -65,7 +65,8 @@ HOOK=$TESTBED_DIR/etc/epilog.d/50-denpex-epilog
 CHOOK=$TESTBED_DIR/etc/epilog_slurmctld.d/50-denpex-epilog
 
 tb() { bash "$TESTBED" "$@" 8>&-; } # the daemons must not inherit the lock's fd
-restart_testbed() { DENPEX_TESTBED_PROFILE=$HARNESS_PROFILE tb start >/dev/null 2>&1; }
+# (What the start said is kept in $WORK/testbed-restart.log, for a test's failure message.)
+restart_testbed() { DENPEX_TESTBED_PROFILE=$HARNESS_PROFILE tb start >"${WORK:-/tmp}/testbed-restart.log" 2>&1; }
 
 harness_cleanup() {
 	rm -f "$PLUG" "$HOOK" "$CHOOK" "${HARNESS_EXTRA_HOOKS[@]}"
