@@ -3452,6 +3452,47 @@ START_TEST(stall_report_lists_several_missing_ranks_and_reads_a_label)
 }
 END_TEST
 
+// JAX's start-up barrier (the coordination service waiting for every
+// process to register): every registered process reports the timeout,
+// and the report lists who never came. One process named is the first,
+// on its own node, and the reports alike are its victims, not the
+// environment's; two or more named (nodes never started) single out nobody.
+START_TEST(stall_report_a_start_up_barrier_names_the_one_process_never_registered)
+{
+	for (const char *named : {"5", "5, 6"}) {
+		fixture f;
+		rule start_up;
+		start_up.id = "test.start_up_barrier";
+		start_up.family = "xla";
+		for (int r = 0; r < 8; r++)
+			place(f, r, ("gpu-j0" + std::to_string(r + 1)).c_str());
+		for (int r = 0; r < 4; r++) {
+			event &e = f.add(failure_class::launch_failure, event_role::initiating, r, 0.1 * r, 10 + 5 * r);
+			e.r = &start_up;
+			event &m = f.add(failure_class::collective_hang, event_role::victim, r, 0.1 * r, 12 + 5 * r);
+			m.r = &start_up;
+			m.captures = {{"missing_rank", named}};
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_common_mode(cx);
+		ck_assert_int_gt(cx.d.common_mode, 0);
+		pass_hang_structure(cx);
+		pass_stall_report(cx);
+		pass_decide(cx);
+		pass_launch_phase(cx);
+		ck_assert(cx.d.cls == failure_class::launch_failure);
+		if (std::string(named) == "5") {
+			ck_assert_int_eq(cx.d.first_rank, 5);
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-j06");
+			ck_assert_int_eq(cx.d.common_mode, 0);
+		} else {
+			ck_assert_int_lt(cx.d.first_rank, 0);
+		}
+	}
+}
+END_TEST
+
 START_TEST(stall_report_leaves_a_suspect_the_structure_found)
 {
 	fixture f;
@@ -3545,6 +3586,7 @@ static void add_stall_tests(Suite *s)
 	tcase_add_test(t, stall_report_a_stall_the_job_got_past_names_nobody);
 	tcase_add_test(t, stall_report_the_rest_of_the_world_beside_the_ready_ranks);
 	tcase_add_test(t, stall_report_lists_several_missing_ranks_and_reads_a_label);
+	tcase_add_test(t, stall_report_a_start_up_barrier_names_the_one_process_never_registered);
 	tcase_add_test(t, stall_report_leaves_a_suspect_the_structure_found);
 	suite_add_tcase(s, t);
 }

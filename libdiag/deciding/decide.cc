@@ -25,6 +25,23 @@ void from_first_fault(diagnosis_context &cx)
 	// where the one rank the hang's structure singles out is known to run:
 	// that rank's. So is one that names no node either, in a job that shows
 	// one machine only (every rank there).
+	// A start-up barrier's reports name the one process the others waited
+	// for: that process is the first, wherever the reporters ran, and the
+	// reports alike on every rank are its victims, not the environment's.
+	const bool named_at_start =
+		d.cls == failure_class::launch_failure && cx.hv.stall_reports > 0 && cx.hv.suspects.size() == 1;
+	if (named_at_start) {
+		d.common_mode = 0;
+		d.first_rank = cx.hv.suspects[0];
+		d.borrowed_rank = d.first_rank;
+		// (A fault that names no rank may be that process's own: its node
+		// stays where the rank's is unknown.)
+		const int h = rank_host(cx.ev, d.first_rank);
+		d.first_host = h >= 0 ? h : b->rank < 0 ? b->host : -1;
+		d.hang_why = cx.hv.why;
+		d.notes.push_back("the start-up barrier's reports name rank " + std::to_string(d.first_rank) +
+				  " as the one process that never registered");
+	}
 	if (d.first_rank < 0 && !job_level(d.cls) && cx.hv.suspects.size() == 1) {
 		int s = cx.hv.suspects[0];
 		int s_host = rank_host(cx.ev, s);

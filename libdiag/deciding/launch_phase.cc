@@ -202,7 +202,8 @@ void pass_launch_phase(diagnosis_context &cx)
 	// At startup one rank's own failure leaves the others failing otherwise
 	// (waiting for it, losing it). Two or more ranks failing alike (each
 	// unable to reach the same bootstrap address) is the environment's.
-	if (d.first_rank < 0 || d.common_mode > 0)
+	// (Nor where the others' reports named the one they waited for.)
+	if (d.first_rank < 0 || d.common_mode > 0 || !d.hang_why.empty())
 		return;
 	std::set<int> ranks, hosts, unranked_hosts;
 	std::set<uint64_t> unranked_lines;

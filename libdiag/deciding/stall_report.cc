@@ -106,11 +106,19 @@ void pass_stall_report(diagnosis_context &cx)
 	int64_t latest = INT64_MIN;
 	const event *last = nullptr;
 	// The coordination service's start-up barrier lists the processes that
-	// never connected (never started): no hang's straggler.
+	// never connected. Several are the nodes never started (the scheduler's,
+	// not one process's); one alone, among processes that all registered,
+	// is the one that failed or came too late.
 	const bool at_start = cx.best.e && cx.best.e->cls == failure_class::launch_failure;
+	std::set<int> never_registered;
+	if (at_start)
+		for (const auto &e : cx.ev.events)
+			if (!e.dropped && e.r && e.r->family != "horovod" && !e.capture("missing_rank").empty())
+				add_ranks(e.capture("missing_rank"), never_registered);
+	const bool start_report_ok = never_registered.size() == 1;
 	auto report = [&](const event &e) {
 		return !e.dropped && !e.capture("missing_rank").empty() && !progress_long_after(cx.ev, e) &&
-		       !(at_start && e.r && e.r->family != "horovod");
+		       !(at_start && e.r && e.r->family != "horovod" && !start_report_ok);
 	};
 	for (const auto &e : cx.ev.events)
 		if (report(e)) {
