@@ -225,8 +225,11 @@ void mark_survived(diagnosis_context &cx)
 		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || is_kernel(ev, e) || e.decoy)
 			continue;
 		// The line (or the next on its writer) says it was retried,
-		// skipped or recovered: context, whatever came after.
-		if (e.handled) {
+		// skipped or recovered: context, whatever came after. (Not a node
+		// lost or reclaimed: no process deals with that; a controller's
+		// "Recovering..." starts the job anew, and only progress after it
+		// says it was survived.)
+		if (e.handled && e.cls != failure_class::preemption && e.cls != failure_class::node_failure) {
 			e.decoy = true;
 			e.why_not = "it says it was dealt with (retried, skipped or recovered)";
 			continue;
