@@ -246,6 +246,22 @@ START_TEST(relevance_reads_what_the_line_says)
 }
 END_TEST
 
+// A node reclaimed or lost is dealt with by no line's words: a managed
+// controller's "Cluster is preempted ... Recovering..." followed by its
+// "Ignoring the job cancellation failure" starts the job anew.
+START_TEST(relevance_a_lost_node_is_not_dealt_with_by_words)
+{
+	for (failure_class cls : {failure_class::preemption, failure_class::node_failure}) {
+		fixture f;
+		event &e = f.add(cls, event_role::initiating, -1, 0, 10);
+		e.handled = true;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_relevance(cx);
+		ck_assert(!f.ev.events[0].decoy);
+	}
+}
+END_TEST
+
 START_TEST(relevance_shared_writer_needs_minutes_of_progress_before_the_collapse)
 {
 	// Unprefixed: progress of the shared writer 10 minutes later survives
@@ -773,6 +789,41 @@ static event &sigkill(fixture &f, int rank, uint64_t line)
 	k.signal = 9;
 	return k;
 }
+
+// Only victims, of the network: the ranks of one node saw their
+// connections closed by a peer on another node, whose one rank logged a
+// network error of its own: that rank went first. Where each node's ranks
+// saw the other close (both ends closed), nobody is blamed.
+START_TEST(decide_victims_that_all_name_one_node_closing_blame_it)
+{
+	for (bool both_closed : {false, true}) {
+		fixture f;
+		place(f, 5, "pe-x12");
+		place(f, 13, "pe-x13");
+		for (int i = 0; i < 3; i++) {
+			event &closed = f.add(failure_class::network, event_role::victim, 5, 2 + i, 20 + i);
+			closed.host = f.ev.intern_host("pe-x12");
+			closed.captures = {{"peer_closed", ""}, {"peer", "pe-x13<50387>"}};
+		}
+		event &own = f.add(failure_class::network, event_role::victim, 13, 0, 10);
+		own.host = f.ev.intern_host("pe-x13");
+		own.captures = {{"peer", "pe-x12<48211>"}};
+		if (both_closed)
+			own.captures.push_back({"peer_closed", ""});
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		pass_fault_choice(cx);
+		pass_decide(cx);
+		ck_assert(cx.d.cls == failure_class::network);
+		if (both_closed) {
+			ck_assert_int_lt(cx.d.first_rank, 0);
+			ck_assert_int_lt(cx.d.first_host, 0);
+		} else {
+			ck_assert_int_eq(cx.d.first_rank, 13);
+			DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "pe-x13");
+		}
+	}
+}
+END_TEST
 
 START_TEST(decide_a_kill_after_the_timeouts_is_the_hang_culprit)
 {
@@ -3618,6 +3669,7 @@ static Suite *suite()
 	tcase_add_test(t, relevance_keeps_an_xid_of_a_pid_the_jobs_lines_name);
 	tcase_add_test(t, relevance_marks_what_the_rank_survived);
 	tcase_add_test(t, relevance_reads_what_the_line_says);
+	tcase_add_test(t, relevance_a_lost_node_is_not_dealt_with_by_words);
 	tcase_add_test(t, relevance_shared_writer_needs_minutes_of_progress_before_the_collapse);
 	tcase_add_test(t, relevance_an_inherited_time_is_bounded_by_the_next_stamp);
 	tcase_add_test(t, slurm_last_word_is_a_candidate_only_for_its_states);
@@ -3642,6 +3694,7 @@ static Suite *suite()
 	tcase_add_test(t, hang_structure_a_rank_that_enqueued_the_collective_reached_it);
 	tcase_add_test(t, hang_structure_compares_work_within_one_process_group);
 	tcase_add_test(t, hang_structure_keeps_every_flight_recorder_suspect);
+	tcase_add_test(t, decide_victims_that_all_name_one_node_closing_blame_it);
 	tcase_add_test(t, decide_a_kill_after_the_timeouts_is_the_hang_culprit);
 	tcase_add_test(t, decide_a_kill_of_a_rank_that_timed_out_is_teardown);
 	tcase_add_test(t, decide_a_lone_kill_before_anything_else_names_its_rank_not_a_cause);

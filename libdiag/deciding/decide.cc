@@ -5,13 +5,84 @@
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 #include "deciding/exits.hh"
+#include "aligning/identities.hh"
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace diag {
 
 namespace {
+
+// The job's host a network error's peer names ("10.44.2.12<48211>",
+// "pe-x13<50387>", "pe-x13.cluster<...>"): by an address a host's lines
+// gave, else by its name.
+int peer_host(const evidence &ev, const std::string &peer)
+{
+	const std::string addr = peer_address(peer);
+	if (int h = host_with_address(ev, addr); h >= 0)
+		return h;
+	int found = -1;
+	for (size_t h = 0; h < ev.host_count() && !addr.empty(); h++)
+		if (same_machine(ev.host_name(static_cast<int>(h)), addr)) {
+			if (found >= 0)
+				return -1;
+			found = static_cast<int>(h);
+		}
+	return found;
+}
+
+// Only victims, of the network: every connection that another node's
+// ranks saw closed or reset by its peer names the same node, and that
+// node's ranks saw none closed by another (with both ends closing, which
+// went first is not known). That node's processes or link went away; the
+// one rank there with a network error of its own is the first.
+bool victims_name_one_node(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	evidence &ev = cx.ev;
+	std::set<int> named;
+	std::map<int, std::set<int>> names_of; // reporter host -> hosts it names
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.role != event_role::victim || e.cls != failure_class::network || e.capture("peer").empty() ||
+		    std::none_of(e.captures.begin(), e.captures.end(), [](const auto &c) { return c.first == "peer_closed"; }))
+			continue;
+		int reporter = e.host >= 0 ? e.host : e.rank >= 0 ? rank_host(ev, e.rank) : -1;
+		int h = peer_host(ev, e.capture("peer"));
+		if (reporter < 0 || h < 0 || h == reporter)
+			continue;
+		names_of[reporter].insert(h);
+		named.insert(h);
+	}
+	if (named.size() != 1)
+		return false;
+	const int node = *named.begin();
+	if (names_of.count(node))
+		return false;
+	std::set<int> ranks_there;
+	const event *own = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.cls != failure_class::network || e.rank < 0 || e.role == event_role::context)
+			continue;
+		int h = e.host >= 0 ? e.host : rank_host(ev, e.rank);
+		if (h != node)
+			continue;
+		ranks_there.insert(e.rank);
+		if (!own || earlier_event(e, *own))
+			own = &e;
+	}
+	d.first_host = node;
+	d.rank_singled_out = true;
+	d.confidence = "low";
+	if (ranks_there.size() == 1) {
+		d.first = own;
+		d.first_rank = own->rank;
+	}
+	d.notes.push_back("only victims' symptoms in the logs; the ranks of other nodes that lost a connection all name " +
+			  ev.host_name(node) + " as the peer that went away");
+	return true;
+}
 
 void from_first_fault(diagnosis_context &cx)
 {
@@ -338,6 +409,8 @@ void without_initiator(diagnosis_context &cx)
 			return;
 		}
 	}
+	if (d.cls == failure_class::network && victims_name_one_node(cx))
+		return;
 	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
 }
 
