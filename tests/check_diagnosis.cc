@@ -90,6 +90,23 @@ START_TEST(cuda_oom_beats_the_flood_of_timeouts)
 }
 END_TEST
 
+// A hang whose structure names no rank but whose ranks all ran on one
+// machine names that machine, and says no reason it does not have.
+START_TEST(a_hang_on_one_machine_says_no_empty_reason)
+{
+	bundle b;
+	std::string log = init_complete(0, "box1", 3000, "18000", 2) + init_complete(1, "box1", 3001, "2a000", 2);
+	log += watchdog(0, "04:01:29.922296938", 7559, 7559, 7558);
+	log += watchdog(1, "04:01:29.931296938", 7561, 7561, 7560);
+	b.file("job.out", log);
+	verdict v = b.run();
+	ck_assert(v.cls == failure_class::collective_hang);
+	ck_assert_msg(v.summary.find(": ;") == std::string::npos && v.summary.back() != ' ', "summary: %s",
+		      v.summary.c_str());
+	ck_assert_msg(v.cause.size() < 2 || v.cause.compare(v.cause.size() - 2, 2, ": ") != 0, "cause: %s", v.cause.c_str());
+}
+END_TEST
+
 // DeepSpeed's launcher reports a failure with the last worker's command
 // line, whichever worker failed: with two workers its "--local_rank=1"
 // names nobody; with one, that worker.
@@ -845,6 +862,7 @@ static Suite *suite()
 	Suite *s = suite_create("diagnosis");
 	TCase *t = tcase_create("classes");
 	tcase_add_test(t, cuda_oom_beats_the_flood_of_timeouts);
+	tcase_add_test(t, a_hang_on_one_machine_says_no_empty_reason);
 	tcase_add_test(t, caught_traceback_is_a_decoy);
 	tcase_add_test(t, chained_exceptions_are_one_failure);
 	tcase_add_test(t, a_chain_from_a_fault_line_is_one_failure_whatever_bar_is_glued_inside);

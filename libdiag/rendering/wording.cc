@@ -112,14 +112,16 @@ void word_verdict(const explain_input &x, verdict &v)
 
 	std::string phrase = class_phrase(first, cls, x.kn);
 	v.cause = phrase;
+	// (A hang singled out by its node alone has no why of its own.)
+	const std::string stopped = "stopped making progress" + (d.hang_why.empty() ? std::string() : ": " + d.hang_why);
 	if (cls == failure_class::collective_hang && !first && singled)
-		v.cause = "stopped making progress: " + d.hang_why;
+		v.cause = stopped;
 	if (job_level_class(cls) && cls != failure_class::node_failure)
 		v.summary = phrase;
 	else if (cls == failure_class::node_failure)
 		v.summary = d.first_host >= 0 ? "node " + ev.host_name(d.first_host) + " failed" : phrase;
 	else if (cls == failure_class::collective_hang && !first) {
-		v.summary = singled ? who(d.first_rank, v.first_host) + " stopped making progress: " + d.hang_why
+		v.summary = singled ? who(d.first_rank, v.first_host) + " " + stopped
 				    : (d.hang_reporting > 1   ? std::to_string(d.hang_reporting) + " ranks timed out in collectives"
 				       : d.hang_reporting == 1 ? std::string("1 rank timed out in a collective")
 							       : std::string("the job stopped making progress")) +
