@@ -28,6 +28,23 @@ bool parse_uint(std::string_view s, long long &out)
 	return true;
 }
 
+int64_t clock_seconds(std::string_view v, long long part_max)
+{
+	int64_t secs = 0;
+	int parts = 0;
+	while (!v.empty()) {
+		size_t colon = v.find(':');
+		long long n;
+		if (!parse_uint(v.substr(0, colon), n) || n > part_max || ++parts > 3)
+			return -1;
+		secs = secs * 60 + n;
+		if (colon == std::string_view::npos)
+			break;
+		v = v.substr(colon + 1);
+	}
+	return parts >= 2 ? secs : -1;
+}
+
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }

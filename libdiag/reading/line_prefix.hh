@@ -40,4 +40,9 @@ bool parse_uint(std::string_view s, long long &out);
 // v without the blanks (spaces, tabs, a CR) around it: a table's cell.
 std::string_view trim_blanks(std::string_view v);
 
+// A clock reading of two or three fields, "MM:SS" or "HH:MM:SS" (each field
+// at most part_max), as seconds; -1 where v is none. Accounting tables
+// write durations so (sacct's Elapsed, Grid Engine's h_rt).
+int64_t clock_seconds(std::string_view v, long long part_max);
+
 } // namespace diag

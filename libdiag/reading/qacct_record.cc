@@ -114,21 +114,8 @@ int64_t sge_duration_s(std::string_view v)
 	v = trim_blanks(v);
 	if (v.empty() || v == "INFINITY" || v == "infinity")
 		return -1;
-	if (v.find(':') != std::string_view::npos) {
-		int64_t secs = 0;
-		int parts = 0;
-		while (!v.empty()) {
-			size_t colon = v.find(':');
-			long long n;
-			if (!parse_uint(v.substr(0, colon), n) || n > 100000000 || ++parts > 3)
-				return -1;
-			secs = secs * 60 + n;
-			if (colon == std::string_view::npos)
-				break;
-			v = v.substr(colon + 1);
-		}
-		return secs;
-	}
+	if (v.find(':') != std::string_view::npos)
+		return clock_seconds(v, 100000000);
 	if (v.back() == 's')
 		v.remove_suffix(1);
 	size_t dot = v.find('.');

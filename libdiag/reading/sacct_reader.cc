@@ -89,21 +89,8 @@ int64_t sacct_duration_s(std::string_view v)
 	}
 	if (size_t dot = v.find('.'); dot != std::string_view::npos)
 		v = v.substr(0, dot);
-	int64_t secs = 0;
-	int parts = 0;
-	while (!v.empty()) {
-		size_t colon = v.find(':');
-		long long n;
-		if (!parse_uint(v.substr(0, colon), n) || n > 1000000 || ++parts > 3)
-			return -1;
-		secs = secs * 60 + n;
-		if (colon == std::string_view::npos)
-			break;
-		v = v.substr(colon + 1);
-	}
-	if (parts < 2)
-		return -1;
-	return days * 86400 + secs;
+	int64_t secs = clock_seconds(v, 1000000);
+	return secs < 0 ? -1 : days * 86400 + secs;
 }
 
 // sacct's default table: a ruler of dashes under the header gives each
