@@ -770,6 +770,13 @@ static bool read_job_log(line_reader &lr, rule_set &rules, const char *threads, 
 	return read_text_log(lr, file, source_kind::job_log, rules, ev);
 }
 
+// Reads text as a job log with threads reader threads into ev.
+static void read_text(rule_set &rules, const std::string &text, const char *threads, evidence &ev)
+{
+	line_reader lr(text);
+	ck_assert(read_job_log(lr, rules, threads, ev));
+}
+
 // A source large enough to be read on two threads (when a core is free)
 // gives what the line-by-line reading defines: the event on its line, and
 // per writer the last progress line (deferred progress lines settle newest
@@ -801,9 +808,8 @@ START_TEST(large_log_in_line_order)
 			last_of[r] = line;
 		}
 	}
-	line_reader lr(text);
 	evidence ev;
-	ck_assert(read_job_log(lr, rules, "2", ev));
+	read_text(rules, text, "2", ev);
 	bool found = false;
 	for (const auto &e : ev.events)
 		if (e.line == oom_line && e.task == 3 && e.cls == failure_class::cuda_oom)
@@ -837,9 +843,8 @@ START_TEST(text_glued_after_a_bar_is_the_lines_writers)
 				   "1: [rank5]: 46%|####| 526/1132 [56:04<30:56, 3.73s/it]Traceback (most recent call last):\n"
 				   "1: [rank5]:  File \"adapters.py\", line 519, in send\n"
 				   "1: [rank5]:requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Read timed out.\n";
-		line_reader lr(text);
 		evidence ev;
-		ck_assert(read_job_log(lr, rules, "1", ev));
+		read_text(rules, text, "1", ev);
 		int seen = 0;
 		for (const auto &e : ev.events)
 			if (e.cls == failure_class::python_exception) {
@@ -851,9 +856,8 @@ START_TEST(text_glued_after_a_bar_is_the_lines_writers)
 	{
 		std::string text = "3: [rank3]: 12%|#  | 5/40 [00:04<00:31, 1.12it/s]torch.OutOfMemoryError: CUDA out of memory. "
 				   "Tried to allocate 2.00 GiB\n";
-		line_reader lr(text);
 		evidence ev;
-		ck_assert(read_job_log(lr, rules, "1", ev));
+		read_text(rules, text, "1", ev);
 		int seen = 0;
 		for (const auto &e : ev.events)
 			if (e.cls == failure_class::cuda_oom) {
@@ -871,9 +875,8 @@ START_TEST(text_glued_after_a_bar_is_the_lines_writers)
 				   "WorkNCCL(SeqNum=4447361, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1805505 milliseconds "
 				   "before timing out.\n"
 				   "a 3s/ba 3s/ba 7ba/s 812B/s/ path s/x /s\n";
-		line_reader lr(text);
 		evidence ev;
-		ck_assert(read_job_log(lr, rules, "1", ev));
+		read_text(rules, text, "1", ev);
 		int nan = 0;
 		for (const auto &e : ev.events)
 			nan += e.cls == failure_class::nan_inf;
@@ -941,9 +944,8 @@ START_TEST(handler_line_of_another_rank_does_not_catch_a_traceback)
 			"Traceback (most recent call last):\n"
 			"  File \"/workspace/checkpoint.py\", line 179, in save\n"
 			"OSError: [Errno 5] Input/output error: '/lustre/run/step_5303/model_00.pt'\n";
-		line_reader lr(text);
 		evidence ev;
-		ck_assert(read_job_log(lr, rules, "1", ev));
+		read_text(rules, text, "1", ev);
 		int seen = 0;
 		for (const auto &e : ev.events)
 			if (e.cls == failure_class::filesystem) {
@@ -1603,9 +1605,8 @@ START_TEST(progress_steps_per_rank_from_a_shared_writer)
 			if (r != 4 || step < 140)
 				text += "[rank " + std::to_string(r) + "] step " + std::to_string(step) +
 					" | start forward | batch 32 | GPU " + std::to_string(r) + "\n";
-	line_reader lr(text);
 	evidence ev;
-	ck_assert(read_job_log(lr, rules, "1", ev));
+	read_text(rules, text, "1", ev);
 	std::map<int, long long> last;
 	for (const auto &m : ev.rank_steps) {
 		ck_assert(!m.is_task);
