@@ -147,6 +147,24 @@ START_TEST(iso_local_no_zone)
 }
 END_TEST
 
+// ISO 8601's basic date before the clock (AReaL's logger): a time like
+// any other, so lines after it in the file are bounded by it; eight digits
+// that are no date, or a date with no clock, are not one.
+START_TEST(iso_basic_date)
+{
+	const char *line = "20250227-06:13:38.946 master worker INFO: step 15";
+	ts_value v = FIND(line);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local));
+	check_civil(v, 2025, 2, 27, 6, 13, 38, 946000);
+	check_span(line, v, "20250227-06:13:38.946");
+	check_civil(FIND("20261026T03:51:31Z up"), 2026, 10, 26, 3, 51, 31, 0);
+	check_civil(FIND("job 20261026 03:51:31 start"), 2026, 10, 26, 3, 51, 31, 0);
+	NONE("20251399-06:13:38 not a date");
+	NONE("20250227 job started");
+	NONE("120250227-06:13:38 nine digits");
+}
+END_TEST
+
 START_TEST(space_comma_millis)
 {
 	const char *line = "2026-10-26 03:51:31,123 rank 0";
@@ -709,6 +727,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, iso_offset_after_a_space);
 	tcase_add_test(shapes, iso_nanoseconds);
 	tcase_add_test(shapes, iso_local_no_zone);
+	tcase_add_test(shapes, iso_basic_date);
 	tcase_add_test(shapes, space_comma_millis);
 	tcase_add_test(shapes, space_dot_micros);
 	tcase_add_test(shapes, space_utc_word);

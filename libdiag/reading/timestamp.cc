@@ -224,18 +224,23 @@ bool zone_word(cursor &c)
 // "YYYY-MM-DD[T ]HH:MM:SS[.,frac][zone]" (also "/" between date fields).
 bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 {
-	if (pos + 19 > s.size())
+	if (pos + 17 > s.size())
 		return false;
+	// ISO 8601's basic date, "YYYYMMDD", before the clock time (AReaL's
+	// "20250227-06:13:38.946"): eight digits, then T, a blank or a dash.
+	const bool basic = is_digit(s[pos + 4]);
 	char sep = s[pos + 4];
-	if (sep != '-' && sep != '/')
+	if (!basic && sep != '-' && sep != '/')
+		return false;
+	if (!basic && pos + 19 > s.size())
 		return false;
 	cursor c{s, pos};
-	if (!c.num(4, v.year) || !c.eat(sep) || !c.num(2, v.month) || !c.eat(sep) ||
-	    !c.num(2, v.day))
+	if (basic ? !c.num(4, v.year) || !c.num(2, v.month) || !c.num(2, v.day)
+		  : !c.num(4, v.year) || !c.eat(sep) || !c.num(2, v.month) || !c.eat(sep) || !c.num(2, v.day))
 		return false;
 	if (v.year < min_year || v.year > max_year || !valid_day(v.year, v.month, v.day))
 		return false;
-	if (!c.eat('T') && !c.eat(' '))
+	if (!c.eat('T') && !c.eat(' ') && !(basic && c.eat('-')))
 		return false;
 	if (!clock_time(c, true, v))
 		return false;
