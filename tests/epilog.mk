@@ -22,19 +22,6 @@ if BUILD_SPANK
 TESTS += %reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh
 endif
 endif
-
-# The Slurm tests share one testbed and take its lock in turn. Telling make
-# their order (the automake manual's way: one test's log depends on
-# another's) keeps make -j's other slot running other tests instead of
-# waiting on the lock.
-if BUILD_SPANK
-%reldir%/slurm/epilog_integration.log: %reldir%/slurm/spank_integration.log
-endif
-%reldir%/slurm/torch_integration.log: %reldir%/slurm/epilog_integration.log
-if BUILD_SPANK
-%reldir%/slurm/trust_integration.log: %reldir%/slurm/torch_integration.log
-%reldir%/slurm/fault_integration.log: %reldir%/slurm/trust_integration.log
-endif
 EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
 	%reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh \
 	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py

@@ -22,19 +22,18 @@ TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/ck_bundle.hh %reldir%/data
 
-# The longest tests first, so that make -j starts them at once and fills
-# its other slot with the short ones: the sanitized build and check
-# (sanitized.mk), and the Slurm tests, which run one after another on one
-# testbed (spank.mk, epilog.mk).
+# sanitized.mk first: its test (a whole sanitized build and check, the
+# longest) then starts at once beside the others instead of running alone
+# at the end.
 include %reldir%/sanitized.mk
-include %reldir%/spank.mk
-include %reldir%/epilog.mk
 include %reldir%/unit.mk
 include %reldir%/timestamp.mk
 include %reldir%/fr.mk
 include %reldir%/sim.mk
 include %reldir%/realworld.mk
 include %reldir%/runlinks.mk
+include %reldir%/spank.mk
+include %reldir%/epilog.mk
 include %reldir%/metrics.mk
 include %reldir%/bench.mk
 include %reldir%/console.mk
