@@ -74,6 +74,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/hang_structure.cc \
 	%reldir%/deciding/stall_report.cc \
 	%reldir%/deciding/stopped_while_hung.cc \
+	%reldir%/deciding/stalled_before_end.cc \
 	%reldir%/deciding/decide.cc \
 	%reldir%/deciding/launch_phase.cc \
 	%reldir%/deciding/nan_origin.cc \

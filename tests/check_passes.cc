@@ -3622,11 +3622,44 @@ START_TEST(nan_origin_an_overflow_names_no_borrowed_rank)
 }
 END_TEST
 
+// Steps until minute 10, then the log goes on without a step or an error
+// until it ends: a job that ended 40 minutes after its last step hung; 10
+// minutes after is a job still within a step's or a timeout's time; a log
+// whose last stamp is its last progress line ended where it stepped; a
+// cause found, or a rank that went first, stays.
+START_TEST(stalled_before_end_a_long_silence_before_the_end_is_a_hang)
+{
+	for (int variant = 0; variant < 5; variant++) {
+		fixture f;
+		f.ev.last_progress[writer_key(f.log, 1)] = 400;
+		f.ev.last_progress_us[writer_key(f.log, 1)] = t0 + 600 * us_per_s;
+		source_file &sf = f.ev.source(f.log);
+		sf.last_stamp.kind = ts_kind::absolute;
+		sf.last_stamp.epoch_us = t0 + (variant == 1 ? 20 : 50) * 60 * us_per_s;
+		sf.last_stamp_line = variant == 2 ? 400 : 420;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		if (variant == 3)
+			cx.d.cls = failure_class::python_exception;
+		if (variant == 4)
+			cx.d.first_rank = 3;
+		pass_stalled_before_end(cx);
+		if (variant == 0) {
+			ck_assert_int_eq(int(cx.d.cls), int(failure_class::collective_hang));
+			ck_assert_int_eq(cx.d.first_rank, -1);
+			ck_assert_msg(cx.d.hang_why.find("40 minutes") != std::string::npos, "%s", cx.d.hang_why.c_str());
+		} else {
+			ck_assert_msg(cx.d.cls != failure_class::collective_hang, "variant %d", variant);
+		}
+	}
+}
+END_TEST
+
 static void add_survival_tests(Suite *s)
 {
 	TCase *t = tcase_create("survival");
 	tcase_add_test(t, relevance_the_other_ranks_stepping_on_survive_a_rank_without_progress_lines);
 	tcase_add_test(t, nan_origin_an_overflow_names_no_borrowed_rank);
+	tcase_add_test(t, stalled_before_end_a_long_silence_before_the_end_is_a_hang);
 	suite_add_tcase(s, t);
 }
 

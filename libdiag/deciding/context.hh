@@ -70,6 +70,7 @@ void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is 
 void pass_stall_report(diagnosis_context &cx);     // stall_report.cc: the ranks a stall report names missing
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
 void pass_stopped_while_hung(diagnosis_context &cx); // stopped_while_hung.cc: a cancel that ended a hang
+void pass_stalled_before_end(diagnosis_context &cx); // stalled_before_end.cc: steps stopped long before the log did
 void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
 void pass_mutual_link_errors(diagnosis_context &cx); // mutual_link_errors.cc: link errors naming each other's ends
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran

@@ -30,6 +30,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_stall_report(cx);
 	pass_decide(cx);
 	pass_stopped_while_hung(cx);
+	pass_stalled_before_end(cx);
 	pass_peer_fault(cx);
 	pass_mutual_link_errors(cx);
 	pass_launch_phase(cx);

@@ -26,6 +26,10 @@ struct source_file {
 	// The file's first stamp with its year (absolute, or local with a date):
 	// the year of another file's stamps that print none.
 	ts_value first_dated;
+	// Its last stamp and that line: how long the log went on after its
+	// last progress (a job that stopped stepping long before its end).
+	ts_value last_stamp;
+	uint64_t last_stamp_line = 0;
 };
 
 struct job_facts {

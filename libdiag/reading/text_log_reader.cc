@@ -860,6 +860,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		return key;
 	};
 	ts_value file_last_ts;
+	uint64_t file_last_line = 0;
 	// The year of the file's last dated stamp: a stamp without one (glog's
 	// "E0417 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes it,
 	// so that times within the file compare.
@@ -1016,6 +1017,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				writers[key].last_ts = *ts;
 				writers[key].cont_rank = -1;
 				file_last_ts = *ts;
+				file_last_line = line_no;
 				// Lines without a time since the last stamped line happened
 				// no later than this one.
 				for (long i : untimed) {
@@ -1583,6 +1585,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		}
 	}
 	source_file &sf = ev.source(file);
+	sf.last_stamp = file_last_ts;
+	sf.last_stamp_line = file_last_line;
 	if (events_first) {
 		// Every byte was looked at by the scan.
 		sf.bytes_read = file_size;
