@@ -22,10 +22,6 @@ TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/ck_bundle.hh %reldir%/data
 
-# sanitized.mk first: its test (a whole sanitized build and check, the
-# longest) then starts at once beside the others instead of running alone
-# at the end.
-include %reldir%/sanitized.mk
 include %reldir%/unit.mk
 include %reldir%/timestamp.mk
 include %reldir%/fr.mk
@@ -39,3 +35,4 @@ include %reldir%/bench.mk
 include %reldir%/console.mk
 include %reldir%/records.mk
 include %reldir%/fuzz/local.mk
+include %reldir%/sanitized.mk
