@@ -35,6 +35,12 @@ struct hang_view {
 	std::set<int> waiting; // ranks seen waiting in the collective (reported, or aborted by their watchdog)
 };
 
+// A silence this long in a job that had been stepping means it had
+// stopped, not that it was slow: beyond NCCL's watchdog timeout (10 minutes
+// before PyTorch 2.2, 30 since). Shared by the passes that read a hang from
+// silence (stopped_while_hung.cc, stalled_before_end.cc).
+constexpr int64_t hang_silence_us = 30LL * 60 * 1000000;
+
 struct diagnosis_context {
 	diagnosis_context(evidence &e, const knowledge &k, const clock_result &c, const hang_structure &f)
 		: ev(e), kn(k), clk(c), fr(f)

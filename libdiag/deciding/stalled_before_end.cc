@@ -15,14 +15,6 @@
 
 namespace diag {
 
-namespace {
-
-// Beyond NCCL's default watchdog timeout (30 minutes since PyTorch 2.2):
-// a job waiting in a collective that long had stopped.
-constexpr int64_t silence_us = 30LL * 60 * 1000000;
-
-} // namespace
-
 void pass_stalled_before_end(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -51,7 +43,7 @@ void pass_stalled_before_end(diagnosis_context &cx)
 		    sf.last_stamp_line <= progress_line[p.first])
 			continue;
 		const int64_t end = file_local_us(sf.last_stamp);
-		if (end != INT64_MIN && end - p.second >= silence_us)
+		if (end != INT64_MIN && end - p.second >= hang_silence_us)
 			longest = std::max(longest, end - p.second);
 	}
 	if (longest == 0)

@@ -17,8 +17,6 @@ namespace diag {
 
 namespace {
 
-constexpr int64_t silence_us = 30LL * 60 * 1000000; // beyond NCCL's default 10-minute timeout, thrice
-
 // The stop ended a hang: the decision becomes that rank's hang.
 void ended_a_hang(decision &d, int rank, const std::string &why, std::string note)
 {
@@ -55,7 +53,7 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 			all_before = all_before && e.file == d.first->file && e.line < d.first->line;
 		}
 	int64_t stop = d.first->time_us != no_time ? d.first->time_us : all_before ? last_stall : INT64_MIN;
-	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < silence_us)
+	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < hang_silence_us)
 		return false;
 	ended_a_hang(d, cx.hv.suspects[0], cx.hv.why,
 		     "the other ranks' stall reports named rank " + std::to_string(cx.hv.suspects[0]) +
@@ -147,7 +145,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	for (const auto &m : cx.ev.rank_progress)
 		if (m.file == d.first->file && (!m.is_task || cx.ev.tasks_are_ranks))
 			latest = std::max(latest, m.us);
-	if (latest == INT64_MIN || stop - latest < silence_us)
+	if (latest == INT64_MIN || stop - latest < hang_silence_us)
 		return;
 	const long long minutes = (stop - latest) / (60LL * 1000000);
 	ended_a_hang(d, behind.suspects[0], behind.why,
