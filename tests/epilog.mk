@@ -1,6 +1,7 @@
 # tests/epilog.mk: denpex-epilog's unit tests (Check) and its end-to-end
 # tests on a real Slurm (root; skip outside CI when not root, fail in CI):
-# the end-to-end run, the trust boundaries and the injected faults.
+# the end-to-end run, the trust boundaries and the injected faults, run in
+# the Slurm chain (tests/slurm.mk).
 if HAVE_CHECK
 if BUILD_EPILOG
 check_PROGRAMS += tests/check_epilog
@@ -16,12 +17,6 @@ tests_check_epilog_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libdiag
 tests_check_epilog_CXXFLAGS = $(TEST_CXXFLAGS) $(CURL_CFLAGS)
 tests_check_epilog_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(JANSSON_LIBS)
 
-if BUILD_EPILOG
-TESTS += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/torch_integration.sh
-if BUILD_SPANK
-TESTS += %reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh
-endif
-endif
 EXTRA_DIST += %reldir%/slurm/epilog_integration.sh %reldir%/slurm/fake_train.py \
 	%reldir%/slurm/trust_integration.sh %reldir%/slurm/fault_integration.sh \
 	%reldir%/slurm/harness.sh %reldir%/slurm/torch_integration.sh %reldir%/slurm/ddp_train.py

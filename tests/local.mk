@@ -1,6 +1,6 @@
 # Tests: Check unit suites (one binary per unit), golden and simulator tests,
 # and the Slurm integration tests. Fragments per area keep owners apart.
-TEST_EXTENSIONS = .sh
+TEST_EXTENSIONS = .sh .tap
 SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	TZ=UTC; export TZ; \
@@ -22,6 +22,7 @@ TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/ck_bundle.hh %reldir%/data
 
+include %reldir%/slurm.mk
 include %reldir%/unit.mk
 include %reldir%/timestamp.mk
 include %reldir%/fr.mk

@@ -53,6 +53,11 @@ export FR_FUZZ_SECONDS
 make -j"$jobs" check-sanitized >check.log 2>&1
 rc=$?
 grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP|# )' check.log
+# Where the time went: each test's seconds (its log's birth to last write).
+for log in $(find tests -name '*.log' ! -name test-suite.log); do
+	b=$(stat -c %W "$log" 2>/dev/null) m=$(stat -c %Y "$log" 2>/dev/null)
+	[ "${b:-0}" -gt 0 ] && echo "$((m - b)) s ${log%.log}"
+done | sort -rn | head -n 8 | sed 's/^/sanitized: slowest: /'
 if [ $rc -ne 0 ]; then
 	# The logs of what failed, for CI's output.
 	for log in $(find tests -name '*.log'); do

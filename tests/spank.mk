@@ -6,7 +6,8 @@
 #   dlopen_plugin         the built .so loads with RTLD_NOW next to the stub and
 #                         exports only plugin_* / slurm_spank_*.
 #   slurm/spank_integration.sh  real Slurm (tests/slurm/testbed): srun/sbatch with
-#                         the plugin installed; needs root (exit 77 otherwise).
+#                         the plugin installed; needs root (exit 77 otherwise);
+#                         run in the Slurm chain (tests/slurm.mk).
 EXTRA_DIST += %reldir%/spank_stub.c %reldir%/slurm/testbed %reldir%/slurm/spank_integration.sh
 
 if BUILD_SPANK
@@ -27,6 +28,4 @@ TESTS += %reldir%/dlopen_plugin
 # The plugin's spank_*/slurm_* references resolve against this executable's stub.
 %canon_reldir%_dlopen_plugin_LDFLAGS = $(AM_LDFLAGS) -export-dynamic
 %canon_reldir%_dlopen_plugin_LDADD = -ldl
-
-TESTS += %reldir%/slurm/spank_integration.sh
 endif
