@@ -131,6 +131,14 @@ expect() {
 want() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }
 
 # ---------------------------------------------------------------- cases
+# Time limit: --time=1 (Slurm's minimum), the job trains on. It spends a
+# minute or more only waiting for its limit, so it is submitted first and
+# runs beside the next three cases (half of each node's memory and CPUs
+# each, and nothing that writes kernel messages), and is checked after them.
+if want time_limit; then
+	tl_job=$(job time_limit $MEM_SRUN --time=1 -- "$SRUN train --steps 0")
+fi
+
 # Python exception: rank 2 raises; the others block in the next all-reduce.
 if want exception; then
 	j=$(job exception $MEM_SRUN -- "$SRUN exception --culprit 2")
@@ -143,16 +151,21 @@ if want hang; then
 	expect hang "$j" srun 'collective_hang rank 1 on node1'
 fi
 
-# Segfault in native code, under torchrun.
-if want segfault; then
-	j=$(job segfault $MEM_TRUN -- "$TRUN segfault --culprit 2")
-	expect segfault "$j" torchrun 'segfault rank 2 on node2'
-fi
-
 # NaN: rank 3's batch gets a NaN, the all-reduced loss follows.
 if want nan; then
 	j=$(job nan $MEM_SRUN -- "$SRUN nan --culprit 3")
 	expect nan "$j" srun 'nan_inf rank 3 on node2'
+fi
+
+if want time_limit; then
+	expect time_limit "$tl_job" srun 'time_limit:'
+	check "time_limit: state TIMEOUT" test "$(state_of "$tl_job")" = TIMEOUT
+fi
+
+# Segfault in native code, under torchrun.
+if want segfault; then
+	j=$(job segfault $MEM_TRUN -- "$TRUN segfault --culprit 2")
+	expect segfault "$j" torchrun 'segfault rank 2 on node2'
 fi
 
 # cgroup OOM: rank 3 allocates past the job's --mem (task/cgroup enforces it).
@@ -221,13 +234,6 @@ if want preempt_cancel; then
 	if wait_ready "$j"; then preempt "$j"; else bad "preempt_cancel: job $j never came up"; fi
 	expect preempt_cancel "$j" srun 'preemption:'
 	check "preempt_cancel: state PREEMPTED" test "$(state_of "$j")" = PREEMPTED
-fi
-
-# Time limit: --time=1 (Slurm's minimum), the job trains on.
-if want time_limit; then
-	j=$(job time_limit $MEM_SRUN --time=1 -- "$SRUN train --steps 0")
-	expect time_limit "$j" srun 'time_limit:'
-	check "time_limit: state TIMEOUT" test "$(state_of "$j")" = TIMEOUT
 fi
 
 # Node failure: node2's slurmd, its slurmstepd and its tasks are killed.
