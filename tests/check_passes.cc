@@ -1399,6 +1399,61 @@ START_TEST(host_resolution_places_a_rank_by_its_nodes_block)
 }
 END_TEST
 
+// "mpirun -np 8 -H gpu-a:4,gpu-b:4": ranks fill each host's slots in the
+// order given, so rank 6 ran on gpu-b; not where a known rank sits
+// elsewhere, the world is larger than the slots, or two launches differ.
+START_TEST(host_resolution_places_a_rank_by_the_launch_lines_host_slots)
+{
+	auto launch = [](fixture &f, const char *hosts) {
+		event &e = f.add(failure_class::unknown, event_role::context, -1, 0, 1);
+		e.captures = {{"launch_hosts", hosts}, {"launch_world", "8"}};
+	};
+	auto known = [](fixture &f, int rank, const char *host) {
+		rank_info ri;
+		ri.rank = rank;
+		ri.host = f.ev.intern_host(host);
+		f.ev.ranks.add(ri);
+	};
+	{
+		fixture f;
+		launch(f, "gpu-a:4,gpu-b:4");
+		known(f, 1, "gpu-a.cluster"); // a longer name of the same machine
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 6;
+		pass_host_resolution(cx);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gpu-b");
+	}
+	{
+		fixture f; // ranks 1 and 5 known the other way round: not laid out by slot
+		launch(f, "gpu-a:4,gpu-b:4");
+		known(f, 1, "gpu-b");
+		known(f, 5, "gpu-a");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 6;
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, -1);
+	}
+	{
+		fixture f; // 8 ranks on 6 slots wrap around
+		launch(f, "gpu-a:3,gpu-b:3");
+		f.ev.ranks.note_world_size(8);
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 4;
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, -1);
+	}
+	{
+		fixture f; // two launches of different layouts
+		launch(f, "gpu-a:4,gpu-b:4");
+		launch(f, "gpu-b:4,gpu-a:4");
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.first_rank = 6;
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_host, -1);
+	}
+}
+END_TEST
+
 START_TEST(identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node)
 {
 	fixture f;
@@ -3759,6 +3814,7 @@ static Suite *suite()
 	tcase_add_test(t, host_resolution_a_stepd_error_is_the_node_srun_names_next);
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);
+	tcase_add_test(t, host_resolution_places_a_rank_by_the_launch_lines_host_slots);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
 	tcase_add_test(t, decide_a_nodes_oom_report_keeps_the_rank_sigkilled);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);

@@ -4,19 +4,25 @@
 #include "deciding/diagnose.hh"
 
 #include "aligning/identities.hh"
+#include "deciding/exits.hh"
 #include "reading/slurm_nodelist.hh"
 
+#include <cctype>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace diag {
 
 namespace {
 
 int host_by_layout(evidence &ev, int rank);
+int host_by_launch_slots(evidence &ev, int rank);
 
 // The host a rank ran on: the rank map, else what the rank's own lines
-// said, else where the job's nodes and the other ranks' hosts put it.
+// said, else where the job's nodes and the other ranks' hosts put it, else
+// where the MPI launch line's host slots put it.
 int host_of_rank(evidence &ev, int rank)
 {
 	if (rank < 0)
@@ -26,7 +32,8 @@ int host_of_rank(evidence &ev, int rank)
 	for (const auto &e : ev.events)
 		if (e.rank == rank && e.host >= 0 && !e.dropped && ev.sources()[e.file].kind != source_kind::kernel_log)
 			return e.host;
-	return host_by_layout(ev, rank);
+	int host = host_by_layout(ev, rank);
+	return host >= 0 ? host : host_by_launch_slots(ev, rank);
 }
 
 } // namespace
@@ -145,6 +152,70 @@ int sole_named_machine(const evidence &ev)
 {
 	std::vector<int> named = named_machines(ev);
 	return named.size() == 1 ? named[0] : -1;
+}
+
+// Two names of one machine as launch lines and logs write them: equal
+// but for case, or one the other's first label (node7, node7.cluster).
+bool same_machine_name(std::string a, std::string b)
+{
+	for (auto &c : a)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	for (auto &c : b)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	if (a == b)
+		return true;
+	auto is_ip = [](const std::string &s) { return s.find_first_not_of("0123456789.") == std::string::npos; };
+	if (is_ip(a) || is_ip(b))
+		return false;
+	return a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
+}
+
+// An MPI launch's hosts with their slots ("mpirun -H a:4,b:4", horovodrun
+// -H): by default Open MPI and Horovod fill each host's slots with
+// consecutive ranks, in the order given (the launch rule leaves the list
+// out where --map-by node, a rankfile or a hostfile changes that). The
+// rank's slot is its host, where every rank whose host is known sits where
+// the slots say, and the job had one such launch.
+int host_by_launch_slots(evidence &ev, int rank)
+{
+	std::string list;
+	for (const auto &e : ev.events) {
+		const std::string &l = e.capture("launch_hosts");
+		if (e.dropped || l.empty())
+			continue;
+		if (!list.empty() && l != list)
+			return -1; // launches of different layouts
+		list = l;
+	}
+	if (list.empty())
+		return -1;
+	std::vector<std::string> slot_host; // slot (rank) -> host name
+	size_t at = 0;
+	while (at <= list.size()) {
+		size_t comma = list.find(',', at);
+		std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+		size_t colon = item.rfind(':');
+		long long slots = 0;
+		if (colon == std::string::npos || colon == 0 ||
+		    !parse_uint_str(item.substr(colon + 1), slots) || slots == 0 || slots > 4096 ||
+		    slot_host.size() + slots > 1000000)
+			return -1;
+		slot_host.insert(slot_host.end(), slots, item.substr(0, colon));
+		if (comma == std::string::npos)
+			break;
+		at = comma + 1;
+	}
+	if (rank >= static_cast<int>(slot_host.size()) || loopback_name(slot_host[rank]))
+		return -1;
+	int world = ev.ranks.world_size();
+	if (world > static_cast<int>(slot_host.size()))
+		return -1; // oversubscribed: ranks wrap around the hosts
+	for (const auto &x : ev.ranks.all())
+		if (x.second.host >= 0 && x.first >= 0 &&
+		    (x.first >= static_cast<int>(slot_host.size()) ||
+		     !same_machine_name(ev.host_name(x.second.host), slot_host[x.first])))
+			return -1;
+	return ev.intern_host(slot_host[rank]);
 }
 
 int host_by_layout(evidence &ev, int rank)
