@@ -489,7 +489,7 @@ std::string set_aside_hardware_claims(evidence &ev)
 			continue;
 		e.dropped = true;
 		if (n++ == 0)
-			first = ev.sources()[e.file].path + ":" + std::to_string(e.line);
+			first = ev.where(e);
 	}
 	if (n == 0)
 		return "";

@@ -278,8 +278,7 @@ void note_set_aside(diagnosis_context &cx)
 			continue;
 		if (shown++ == 3)
 			break;
-		std::string where = e.file < cx.ev.sources().size() ? cx.ev.sources()[e.file].path + ":" + std::to_string(e.line) : "";
-		cx.d.notes.push_back("set aside " + where + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
+		cx.d.notes.push_back("set aside " + cx.ev.where(e) + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
 	}
 }
 

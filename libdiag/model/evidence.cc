@@ -28,6 +28,13 @@ std::string_view short_host_name(std::string_view name)
 }
 } // namespace
 
+std::string evidence::where(const event &e) const
+{
+	if (e.file >= ev_sources.size())
+		return "";
+	return ev_sources[e.file].path + ":" + std::to_string(e.line);
+}
+
 int evidence::intern_host(std::string_view name)
 {
 	name = short_host_name(name);

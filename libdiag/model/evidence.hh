@@ -101,6 +101,9 @@ public:
 	uint32_t add_source(source_file f);
 	source_file &source(uint32_t i) { return ev_sources[i]; }
 	const std::vector<source_file> &sources() const { return ev_sources; }
+	// "path:line" of the event's line, as evidence cites it ("" for an
+	// event of no file read).
+	std::string where(const event &e) const;
 
 	// Keeps the event if it is one of the first few of its rule for its
 	// writer. Returns its index in events, or -1.

@@ -100,13 +100,6 @@ int64_t queue_limit_s(const std::vector<std::string> &values)
 	return out;
 }
 
-std::string event_source_of(const evidence &ev, const event &e)
-{
-	if (e.file >= ev.sources().size())
-		return "qacct";
-	return ev.sources()[e.file].path + ":" + std::to_string(e.line);
-}
-
 } // namespace
 
 int64_t sge_duration_s(std::string_view v)
@@ -248,7 +241,7 @@ bool job_facts_from_qacct(evidence &ev)
 	}
 	ev.job.state = state;
 	ev.job.state_detail = detail;
-	ev.job.state_source = event_source_of(ev, *fields.front());
+	ev.job.state_source = fields.front()->file < ev.sources().size() ? ev.where(*fields.front()) : "qacct";
 	return true;
 }
 

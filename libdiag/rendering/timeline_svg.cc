@@ -101,7 +101,7 @@ std::string event_title(const evidence &ev, const event &e, const char *what)
 		t += " · " + full_time(e.time_us);
 	t += " · " + rule_of(e);
 	if (e.file < ev.sources().size())
-		t += " · " + ev.sources()[e.file].path + ":" + std::to_string(e.line);
+		t += " · " + ev.where(e);
 	t += "\n" + e.text.substr(0, 300);
 	return t;
 }

@@ -73,9 +73,7 @@ std::string iso_time(int64_t us)
 
 std::string event_source(const evidence &ev, const event &e)
 {
-	if (e.file >= ev.sources().size())
-		return "";
-	return ev.sources()[e.file].path + ":" + std::to_string(e.line);
+	return ev.where(e);
 }
 
 void word_verdict(const explain_input &x, verdict &v)
