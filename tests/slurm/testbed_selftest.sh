@@ -57,10 +57,12 @@ time.sleep(600)' "$1" "$CTLD_PORT" >"$out.listen" 2>&1 &
 }
 # no_daemons: no munged, MariaDB or Slurm daemon of this testbed dir runs.
 no_daemons() {
-	local p
+	local p env
 	for p in /proc/[0-9]*; do
 		case $(cat "$p/comm" 2>/dev/null) in munged | mariadbd | slurmdbd | slurmctld | slurmd) ;; *) continue ;; esac
-		tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "DENPEX_TESTBED_DIR=$DENPEX_TESTBED_DIR" && return 1
+		# (Read whole: see of_this_testbed in tests/slurm/testbed.)
+		env=$(tr '\0' '\n' <"$p/environ" 2>/dev/null) || continue
+		[[ $'\n'$env$'\n' == *$'\n'"DENPEX_TESTBED_DIR=$DENPEX_TESTBED_DIR"$'\n'* ]] && return 1
 	done
 	return 0
 }
