@@ -8,7 +8,10 @@
 #   - a slurmctld that neither a pid file nor its environment names as the
 #     testbed's, but that listens on its port, is stopped by `testbed stop`;
 #   - a process on the port that is not a testbed daemon is reported by
-#     `testbed stop`, and left alone.
+#     `testbed stop`, and left alone;
+#   - a daemon with a large environment is seen alive every time (it was
+#     once taken for dead now and then, its pid file removed and it left
+#     running).
 # Needs root (exit 77 otherwise; a failure in CI). Run in the Slurm chain.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -93,6 +96,29 @@ check "stop says it stopped the slurmctld found by its port" grep -q "stopping s
 check "that slurmctld is gone" sh -c "! [ -d /proc/$listener ] || grep -q '^State:.*Z' /proc/$listener/status"
 wait "$listener" 2>/dev/null
 listener=""
+
+# A daemon whose environment spans many pages (a CI job's can) is alive to
+# status every time, and stop stops it by its pid file: a check that reads
+# the environment through a pipe into grep -q loses that race now and then.
+big=$(head -c 120000 /dev/zero | tr '\0' x)
+env -i DENPEX_TESTBED_DIR="$DENPEX_TESTBED_DIR" BIG="$big" PATH="$PATH" python3 -c '
+import time
+open("/proc/self/comm", "w").write("munged")
+time.sleep(600)' &
+daemon=$!
+sleep 0.5
+mkdir -p "$DENPEX_TESTBED_DIR/run"
+echo "$daemon" >"$DENPEX_TESTBED_DIR/run/munged.pid"
+seen=0
+for _ in $(seq 20); do
+	st=$(bash "$TESTBED" status 2>/dev/null)
+	[[ $st == *"munged         running pid $daemon"* ]] && seen=$((seen + 1))
+done
+check "a daemon with a 120 KB environment (more than a pipe holds) is seen running ($seen of 20 times)" test "$seen" -eq 20
+bash "$TESTBED" stop >"$out" 2>&1
+check "stop stops it by its pid file" sh -c "! [ -d /proc/$daemon ] || grep -q '^State:.*Z' /proc/$daemon/status"
+kill "$daemon" 2>/dev/null
+wait "$daemon" 2>/dev/null
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -275,7 +275,8 @@ $PRE
 exec $PY $TRAIN exception --culprit 2
 TASK
 	chmod 755 "$task"
-	as_user "srun --denpex=off -J opted_out --comment=note-opted_out -N2 --ntasks-per-node=2 $MEM_SRUN -l -K $task" >"$out" 2>&1
+	# (--immediate: a node that did not come back fails this case, not the run.)
+	as_user "srun --immediate=180 --denpex=off -J opted_out --comment=note-opted_out -N2 --ntasks-per-node=2 $MEM_SRUN -l -K $task" >"$out" 2>&1
 	# (Right after a node failure slurmdbd may take a while to record the
 	# job: ask again for up to 30 s.)
 	j=
