@@ -64,7 +64,7 @@ no_daemons() {
 	for p in /proc/[0-9]*; do
 		case $(cat "$p/comm" 2>/dev/null) in munged | mariadbd | slurmdbd | slurmctld | slurmd) ;; *) continue ;; esac
 		# (Read whole: see of_this_testbed in tests/slurm/testbed.)
-		env=$(tr '\0' '\n' <"$p/environ" 2>/dev/null) || continue
+		env=$(tr '\0' '\n' 2>/dev/null <"$p/environ") || continue
 		[[ $'\n'$env$'\n' == *$'\n'"DENPEX_TESTBED_DIR=$DENPEX_TESTBED_DIR"$'\n'* ]] && return 1
 	done
 	return 0
@@ -106,7 +106,8 @@ import time
 open("/proc/self/comm", "w").write("munged")
 time.sleep(600)' &
 daemon=$!
-sleep 0.5
+# Up once it has its name (python starts slowly on a busy machine).
+for _ in $(seq 100); do [ "$(cat "/proc/$daemon/comm" 2>/dev/null)" = munged ] && break; sleep 0.1; done
 mkdir -p "$DENPEX_TESTBED_DIR/run"
 echo "$daemon" >"$DENPEX_TESTBED_DIR/run/munged.pid"
 seen=0
