@@ -7,7 +7,6 @@
 #include "deciding/exits.hh"
 #include "reading/slurm_nodelist.hh"
 
-#include <cctype>
 #include <map>
 #include <set>
 #include <string>
@@ -154,22 +153,6 @@ int sole_named_machine(const evidence &ev)
 	return named.size() == 1 ? named[0] : -1;
 }
 
-// Two names of one machine as launch lines and logs write them: equal
-// but for case, or one the other's first label (node7, node7.cluster).
-bool same_machine_name(std::string a, std::string b)
-{
-	for (auto &c : a)
-		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-	for (auto &c : b)
-		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-	if (a == b)
-		return true;
-	auto is_ip = [](const std::string &s) { return s.find_first_not_of("0123456789.") == std::string::npos; };
-	if (is_ip(a) || is_ip(b))
-		return false;
-	return a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
-}
-
 // An MPI launch's hosts with their slots ("mpirun -H a:4,b:4", horovodrun
 // -H): by default Open MPI and Horovod fill each host's slots with
 // consecutive ranks, in the order given (the launch rule leaves the list
@@ -189,33 +172,40 @@ int host_by_launch_slots(evidence &ev, int rank)
 	}
 	if (list.empty())
 		return -1;
-	std::vector<std::string> slot_host; // slot (rank) -> host name
-	size_t at = 0;
-	while (at <= list.size()) {
+	std::vector<std::pair<std::string, long long>> hosts; // in order, with their slots
+	long long slots_in_all = 0;
+	for (size_t at = 0;;) {
 		size_t comma = list.find(',', at);
 		std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
 		size_t colon = item.rfind(':');
 		long long slots = 0;
-		if (colon == std::string::npos || colon == 0 ||
-		    !parse_uint_str(item.substr(colon + 1), slots) || slots == 0 || slots > 4096 ||
-		    slot_host.size() + slots > 1000000)
+		if (colon == std::string::npos || colon == 0 || !parse_uint_str(item.substr(colon + 1), slots) ||
+		    slots == 0 || slots > 4096)
 			return -1;
-		slot_host.insert(slot_host.end(), slots, item.substr(0, colon));
+		hosts.emplace_back(item.substr(0, colon), slots);
+		slots_in_all += slots;
 		if (comma == std::string::npos)
 			break;
 		at = comma + 1;
 	}
-	if (rank >= static_cast<int>(slot_host.size()) || loopback_name(slot_host[rank]))
-		return -1;
-	int world = ev.ranks.world_size();
-	if (world > static_cast<int>(slot_host.size()))
-		return -1; // oversubscribed: ranks wrap around the hosts
-	for (const auto &x : ev.ranks.all())
-		if (x.second.host >= 0 && x.first >= 0 &&
-		    (x.first >= static_cast<int>(slot_host.size()) ||
-		     !same_machine_name(ev.host_name(x.second.host), slot_host[x.first])))
+	// The host whose slots hold rank r.
+	auto slot_host = [&](long long r) -> const std::string * {
+		for (const auto &h : hosts)
+			if ((r -= h.second) < 0)
+				return &h.first;
+		return nullptr;
+	};
+	const std::string *host = slot_host(rank);
+	if (!host || loopback_name(*host) || ev.ranks.world_size() > slots_in_all)
+		return -1; // beyond the slots, or oversubscribed: ranks wrap around the hosts
+	for (const auto &x : ev.ranks.all()) {
+		if (x.second.host < 0 || x.first < 0)
+			continue;
+		const std::string *h = slot_host(x.first);
+		if (!h || ev.find_host(*h) != x.second.host)
 			return -1;
-	return ev.intern_host(slot_host[rank]);
+	}
+	return ev.intern_host(*host);
 }
 
 int host_by_layout(evidence &ev, int rank)

@@ -50,6 +50,12 @@ int evidence::intern_host(std::string_view name)
 	return id;
 }
 
+int evidence::find_host(std::string_view name) const
+{
+	auto it = ev_host_ids.find(std::string(short_host_name(name)));
+	return it == ev_host_ids.end() ? -1 : it->second;
+}
+
 uint32_t evidence::add_source(source_file f)
 {
 	ev_sources.push_back(std::move(f));

@@ -95,6 +95,8 @@ struct rank_step_mark {
 class evidence {
 public:
 	int intern_host(std::string_view name);
+	// The id intern_host gives name, without adding it: -1 when unknown.
+	int find_host(std::string_view name) const;
 	const std::string &host_name(int id) const { return ev_hosts[static_cast<size_t>(id)]; }
 	size_t host_count() const { return ev_hosts.size(); }
 

@@ -241,7 +241,9 @@ bool job_facts_from_qacct(evidence &ev)
 	}
 	ev.job.state = state;
 	ev.job.state_detail = detail;
-	ev.job.state_source = fields.front()->file < ev.sources().size() ? ev.where(*fields.front()) : "qacct";
+	ev.job.state_source = ev.where(*fields.front());
+	if (ev.job.state_source.empty())
+		ev.job.state_source = "qacct";
 	return true;
 }
 

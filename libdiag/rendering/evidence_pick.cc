@@ -20,7 +20,7 @@ evidence_line to_line(const evidence &ev, const event &e)
 	l.time = iso_time(e.time_us);
 	l.role = e.role;
 	l.rule = e.r ? e.r->id : e.rule_id;
-	l.source = event_source(ev, e);
+	l.source = ev.where(e);
 	l.line = e.text;
 	return l;
 }

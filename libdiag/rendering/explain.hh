@@ -29,6 +29,5 @@ const event *choose_next_action(const explain_input &x, verdict &v);
 void pick_evidence(const explain_input &x, const event *recovery, verdict &v);
 
 std::string iso_time(int64_t us);
-std::string event_source(const evidence &ev, const event &e);
 
 } // namespace diag

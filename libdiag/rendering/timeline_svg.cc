@@ -100,8 +100,8 @@ std::string event_title(const evidence &ev, const event &e, const char *what)
 	if (e.time_us != no_time)
 		t += " · " + full_time(e.time_us);
 	t += " · " + rule_of(e);
-	if (e.file < ev.sources().size())
-		t += " · " + ev.where(e);
+	if (std::string w = ev.where(e); !w.empty())
+		t += " · " + w;
 	t += "\n" + e.text.substr(0, 300);
 	return t;
 }

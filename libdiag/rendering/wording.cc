@@ -71,11 +71,6 @@ std::string iso_time(int64_t us)
 	return buf;
 }
 
-std::string event_source(const evidence &ev, const event &e)
-{
-	return ev.where(e);
-}
-
 void word_verdict(const explain_input &x, verdict &v)
 {
 	const evidence &ev = x.ev;
@@ -93,7 +88,7 @@ void word_verdict(const explain_input &x, verdict &v)
 		v.first_event = static_cast<long>(first - ev.events.data());
 	if (first) {
 		v.first_time = iso_time(first->time_us);
-		v.first_source = first->file == UINT32_MAX ? ev.job.state_source : event_source(ev, *first);
+		v.first_source = first->file == UINT32_MAX ? ev.job.state_source : ev.where(*first);
 		v.first_line = first->text;
 	}
 	v.confidence = d.confidence;
