@@ -14,18 +14,12 @@
 #     running).
 # Needs root (exit 77 otherwise; a failure in CI). Run in the Slurm chain.
 set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TESTBED=$here/testbed
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "testbed_selftest: needs root"
-	if [ -n "${CI:-}" ]; then echo "0 passed, 1 failed"; exit 1; fi
-	exit 77
-fi
+# shellcheck disable=SC2034 # harness.sh says it
+NAME=testbed_selftest
+# The Slurm tests' checks and counts (ok, bad, check, finish), $TESTBED and
+# the root check; nothing of harness_setup.
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/harness.sh"
+harness_need_root
 DENPEX_TESTBED_DIR=$(mktemp -d "${TMPDIR:-/tmp}/denpex-testbed-selftest.XXXXXX") || exit 99
 rmdir "$DENPEX_TESTBED_DIR"
 export DENPEX_TESTBED_DIR
@@ -121,5 +115,4 @@ check "stop stops it by its pid file" sh -c "! [ -d /proc/$daemon ] || grep -q '
 kill "$daemon" 2>/dev/null
 wait "$daemon" 2>/dev/null
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+finish
