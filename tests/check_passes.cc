@@ -1454,6 +1454,40 @@ START_TEST(host_resolution_places_a_rank_by_the_launch_lines_host_slots)
 }
 END_TEST
 
+// A pasted terminal session: the login node's prompt, then srun --pty's
+// prompt on the compute node, then the command that failed. Its rank ran
+// where the last prompt above the fault says; a prompt below it, or a
+// machine a line names, is no word on it.
+START_TEST(host_resolution_a_rank_runs_where_the_prompt_above_its_fault_says)
+{
+	rule shell;
+	shell.id = "test.prompt";
+	shell.family = "shell";
+	auto prompt = [&](fixture &f, const char *node, uint64_t line) {
+		event &e = f.add(failure_class::unknown, event_role::context, -1, 0, line);
+		e.r = &shell;
+		e.captures = {{"job_node", node}};
+	};
+	for (int variant = 0; variant < 3; variant++) {
+		fixture f;
+		prompt(f, "login2", 1);
+		prompt(f, "dgx-b117", variant == 1 ? 70 : 4);
+		f.add(failure_class::launch_failure, event_role::initiating, 0, 5, 59); // events[2]
+		if (variant == 2) {
+			event &named = f.add(failure_class::unknown, event_role::context, -1, 1, 10);
+			named.host = f.ev.intern_host("dgx-b200");
+		}
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::launch_failure;
+		cx.d.first = &f.ev.events[2]; // (after the last add: its storage may move)
+		cx.d.first_rank = 0;
+		pass_host_resolution(cx);
+		const std::string want = variant == 0 ? "dgx-b117" : variant == 1 ? "login2" : "dgx-b200";
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), want.c_str());
+	}
+}
+END_TEST
+
 START_TEST(identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node)
 {
 	fixture f;
@@ -3815,6 +3849,7 @@ static Suite *suite()
 	tcase_add_test(t, identities_an_agents_global_ranks_run_on_its_node);
 	tcase_add_test(t, host_resolution_places_a_rank_by_its_nodes_block);
 	tcase_add_test(t, host_resolution_places_a_rank_by_the_launch_lines_host_slots);
+	tcase_add_test(t, host_resolution_a_rank_runs_where_the_prompt_above_its_fault_says);
 	tcase_add_test(t, fault_choice_a_node_report_gives_way_to_the_same_fault_naming_a_rank);
 	tcase_add_test(t, decide_a_nodes_oom_report_keeps_the_rank_sigkilled);
 	tcase_add_test(t, identities_a_torchrun_worker_is_its_agents_block_rank_on_the_agents_node);

@@ -146,6 +146,19 @@ bool ranks_ran_on(const evidence &ev, int host)
 	return false;
 }
 
+// The machine of the last terminal prompt above e in its file (a paste of
+// a session: "user@login$ srun --pty bash", then "root@node:/w# python ..."),
+// or -1.
+int prompt_machine_above(evidence &ev, const event &e)
+{
+	const event *last = nullptr;
+	for (const auto &x : ev.events)
+		if (!x.dropped && x.file == e.file && x.line < e.line && x.r && x.r->family == "shell" &&
+		    !x.capture("job_node").empty() && (!last || x.line > last->line))
+			last = &x;
+	return last ? ev.intern_host(last->capture("job_node")) : -1;
+}
+
 // The one machine the logs name (an address or "localhost" aside), or -1.
 int sole_named_machine(const evidence &ev)
 {
@@ -507,6 +520,11 @@ void pass_host_resolution(diagnosis_context &cx)
 	// lines name one machine only: that machine.
 	if (d.first_host < 0 && d.first_rank >= 0 && cx.ev.job.nodelist.empty())
 		d.first_host = sole_named_machine(cx.ev);
+	// Else, where no line names a machine, the machine of the terminal's
+	// prompt above the fault: the command that failed was typed there.
+	if (d.first_host < 0 && d.first_rank >= 0 && d.first && cx.ev.job.nodelist.empty() &&
+	    named_machines(cx.ev).empty())
+		d.first_host = prompt_machine_above(cx.ev, *d.first);
 	// A stop from outside that reached one node of several (one pod
 	// deleted, one node's launcher signalled) before anything went wrong:
 	// the others only lost it. That node is where the job was stopped.
