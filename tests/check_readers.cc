@@ -434,6 +434,37 @@ START_TEST(prefix_pdsh_host_before_any_text_but_not_a_counter)
 }
 END_TEST
 
+// Once a file's pdsh prefix has named a host, a line starting with that
+// host's prefix is that host's whatever its text ("gpu-m04: loading shard 3",
+// refused alone above), and what follows is read for prefixes again; a name
+// only NCCL's "host:pid:tid" gave, or one never seen, teaches nothing.
+START_TEST(prefix_a_files_learned_pdsh_hosts_prefix_any_text)
+{
+	prefix_hosts learned;
+	const std::string first = "gpu-m04: [rank3]: RuntimeError: x";
+	line_identity id = parse_prefix(first);
+	learned.learn(first, id);
+	const std::string nccl = "gpu-m09:3300:3420 [3] NCCL INFO Bootstrap : Using eth0";
+	id = parse_prefix(nccl);
+	learned.learn(nccl, id);
+	id = parse_prefix("gpu-m04: loading shard 3");
+	learned.apply(id);
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-m04");
+	DIAG_CK_STR_EQ(std::string(id.body), "loading shard 3");
+	id = parse_prefix("gpu-m04: memory allocation of 2097152 bytes failed");
+	learned.apply(id);
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-m04");
+	id = parse_prefix("gpu-m04: [rank5]: warming up");
+	learned.apply(id);
+	ck_assert_int_eq(id.rank, 5);
+	for (const char *l : {"gpu-m09: loading shard 3", "gpu-m05: loading shard 3", "epoch3: done"}) {
+		id = parse_prefix(l);
+		learned.apply(id);
+		ck_assert_msg(id.host.empty(), "%s", l);
+	}
+}
+END_TEST
+
 // Members concatenated read as one text (as gzip -d gives), from a file, from
 // memory and from a pipe whose first bytes were already read; padding after
 // the last member is ignored.
@@ -1657,6 +1688,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
 	tcase_add_test(t, prefix_after_a_collectors_stamp);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
+	tcase_add_test(t, prefix_a_files_learned_pdsh_hosts_prefix_any_text);
 	tcase_add_test(t, gzip_members_as_one_text);
 	tcase_add_test(t, gzip_truncated_corrupt_and_capped);
 	tcase_add_test(t, gzip_reader_that_stops_early);

@@ -690,6 +690,50 @@ line_identity parse_prefix(std::string_view line)
 	return id;
 }
 
+void prefix_hosts::learn(std::string_view seg, const line_identity &id)
+{
+	// (A bound: a log of thousands of nodes keeps its first 1024.)
+	if (id.host.empty() || hosts_.size() >= 1024 || id.host.data() < seg.data())
+		return;
+	size_t end = static_cast<size_t>(id.host.data() - seg.data()) + id.host.size();
+	if (end + 1 >= seg.size() || seg[end] != ':' || seg[end + 1] != ' ')
+		return; // NCCL's "host:pid:tid", Ray's "ip=": no pdsh prefix
+	for (const auto &h : hosts_)
+		if (h == id.host)
+			return;
+	hosts_.emplace_back(id.host);
+}
+
+void prefix_hosts::apply(line_identity &id) const
+{
+	if (hosts_.empty() || !id.host.empty())
+		return;
+	size_t colon = id.body.find(": ");
+	if (colon == std::string_view::npos || colon == 0 || colon > 63)
+		return;
+	std::string_view tok = id.body.substr(0, colon);
+	bool known = false;
+	for (const auto &h : hosts_)
+		known = known || h == tok;
+	if (!known)
+		return;
+	line_identity rest = parse_prefix(id.body.substr(colon + 2));
+	id.host = tok;
+	id.body = rest.body;
+	if (id.task < 0)
+		id.task = rest.task;
+	if (id.rank < 0)
+		id.rank = rest.rank;
+	if (id.local_rank < 0)
+		id.local_rank = rest.local_rank;
+	if (id.pid < 0)
+		id.pid = rest.pid;
+	if (id.cuda_dev < 0)
+		id.cuda_dev = rest.cuda_dev;
+	id.nccl = id.nccl || rest.nccl;
+	id.ray_actor = id.ray_actor || rest.ray_actor;
+}
+
 line_identity identify(std::string_view seg, bool kernel_log)
 {
 	if (!kernel_log)

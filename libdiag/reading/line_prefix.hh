@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace diag {
 
@@ -33,6 +35,23 @@ bool host_writer(uint64_t ident);
 // Who wrote seg: its prefixes, except on a kernel log's lines, which carry
 // none (the whole line is the body).
 line_identity identify(std::string_view seg, bool kernel_log);
+
+// The hosts a file's pdsh-style prefixes ("node07: [rank3] ...") have
+// named. pdsh prefixes every line a node writes, so a line that starts with
+// one of them is that node's whatever text follows ("node07: memory
+// allocation of 2097152 bytes failed"), which the per-line test, knowing no
+// hosts, must refuse ("epoch3: loss 2.1" is no host's).
+class prefix_hosts {
+public:
+	// Notes id's host where seg's prefix named it pdsh-style.
+	void learn(std::string_view seg, const line_identity &id);
+	// A line with no host whose text starts with a learned host's prefix:
+	// that host's, with what follows its prefix read as prefixes again.
+	void apply(line_identity &id) const;
+
+private:
+	std::vector<std::string> hosts_;
+};
 
 // Parses a non-negative decimal integer that fills the whole view.
 bool parse_uint(std::string_view s, long long &out);

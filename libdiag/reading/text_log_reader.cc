@@ -828,6 +828,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	} timer{t0, events_first ? read_times.chosen_s : read_times.lines_s};
 	line_cleaner cleaner;
 	capture_list caps;
+	prefix_hosts pdsh_hosts;
 	line_hits hits, seg_hits, glued_hits;
 	unsigned srcbit = kind == source_kind::kernel_log ? src_kernel : kind == source_kind::nccl_log ? src_nccl : src_log;
 	std::unordered_map<uint64_t, uint32_t> writer_ids; // identity -> key
@@ -967,6 +968,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			} else {
 				id = identify(seg, kind == source_kind::kernel_log);
 				ts = find_timestamp(seg);
+			}
+			if (kind != source_kind::kernel_log) {
+				pdsh_hosts.apply(id);
+				pdsh_hosts.learn(seg, id);
 			}
 			if (ts) {
 				date_within_file(*ts, file_date);
