@@ -17,6 +17,11 @@ namespace diag {
 
 namespace {
 
+// Reports of one stall that went on this long before a stop: the ranks
+// had waited minutes on the one missing (Horovod warns after one, torch's
+// store barrier every ten seconds), the stop ended a hang.
+constexpr int64_t reported_stall_us = 5LL * 60 * 1000000;
+
 // The stop ended a hang: the decision becomes that rank's hang.
 void ended_a_hang(decision &d, int rank, const std::string &why, std::string note)
 {
@@ -53,7 +58,7 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 			all_before = all_before && e.file == d.first->file && e.line < d.first->line;
 		}
 	int64_t stop = d.first->time_us != no_time ? d.first->time_us : all_before ? last_stall : INT64_MIN;
-	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < hang_silence_us)
+	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < reported_stall_us)
 		return false;
 	ended_a_hang(d, cx.hv.suspects[0], cx.hv.why,
 		     "the other ranks' stall reports named rank " + std::to_string(cx.hv.suspects[0]) +
