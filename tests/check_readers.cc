@@ -808,6 +808,28 @@ static void read_text(rule_set &rules, const std::string &text, const char *thre
 	ck_assert(read_job_log(lr, rules, threads, ev));
 }
 
+// An unstamped line happened no later than the next stamped one, but not
+// across a command typed at a terminal: "$ kubectl logs ..." prints
+// another command's output, in no time order with the lines above it.
+START_TEST(an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	for (int new_command = 0; new_command <= 1; new_command++) {
+		evidence ev;
+		read_text(rules,
+			  std::string("k8s-gpu-node3   NotReady   <none>          198d   v1.26.9\n") +
+				  (new_command ? "$ kubectl -n vision logs seg-master-0\n" : "") +
+				  "2023-11-14 06:22:10,551 INFO train: world_size=8\n",
+			  "1", ev);
+		ck_assert_uint_eq(ev.events.size(), 1);
+		ck_assert_int_eq(ev.events[0].inherited_time, !new_command);
+		ck_assert(new_command ? ev.events[0].ts_hi.kind == ts_kind::none
+				      : ev.events[0].ts_hi.kind != ts_kind::none);
+	}
+}
+END_TEST
+
 // A source large enough to be read on two threads (when a core is free)
 // gives what the line-by-line reading defines: the event on its line, and
 // per writer the last progress line (deferred progress lines settle newest
@@ -1689,6 +1711,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_after_a_collectors_stamp);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, prefix_a_files_learned_pdsh_hosts_prefix_any_text);
+	tcase_add_test(t, an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only);
 	tcase_add_test(t, gzip_members_as_one_text);
 	tcase_add_test(t, gzip_truncated_corrupt_and_capped);
 	tcase_add_test(t, gzip_reader_that_stops_early);

@@ -320,11 +320,22 @@ struct line_facts {
 };
 
 
+// A command typed at a terminal ("$ kubectl logs ..."): a paste of a
+// session shows each command's output after its line, so the text above it
+// is another command's, in no time order with what follows. (A file read
+// event-first, a megabyte or more, is read at its chosen lines only, and
+// a command line is none of them: a paste is rarely that long.)
+bool shell_command_line(std::string_view seg)
+{
+	return seg.size() > 2 && seg[0] == '$' && seg[1] == ' ' && seg[2] != ' ';
+}
+
 // Fills f for a segment with its literal hits h. kind: the source's.
 void find_facts(std::string_view seg, const line_hits &h, source_kind kind, const rule_set &rules, line_facts &f)
 {
 	f.may_ts = may_have_timestamp(seg);
-	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers));
+	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers)) &&
+		 !shell_command_line(seg);
 	f.id = line_identity();
 	f.ts.reset();
 	f.reach = 0;
@@ -1018,6 +1029,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					r = rules.match_hits(id.body, off, *h, srcbit, caps);
 				}
 			}
+			// (A new command's output bounds nothing printed above it.)
+			if (kind != source_kind::kernel_log && shell_command_line(seg))
+				untimed.clear();
 			if (ts) {
 				writers[key].last_ts = *ts;
 				writers[key].cont_rank = -1;
