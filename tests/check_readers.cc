@@ -830,6 +830,38 @@ START_TEST(an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only)
 }
 END_TEST
 
+// Open MPI's placement reports map ranks to nodes: --display-map's node
+// block and the ranks listed under it, --report-bindings' one line per
+// rank. A rank line far below any node block maps nothing.
+START_TEST(open_mpi_placement_reports_map_ranks_to_nodes)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	evidence ev;
+	read_text(rules,
+		  " ========================   JOB MAP   ========================\n"
+		  " Data for node: gpu-m11\tNum slots: 2\tMax slots: 0\tNum procs: 2\n"
+		  " \tProcess OMPI jobid: [41877,1] App: 0 Process rank: 0 Bound: N/A\n"
+		  " \tProcess OMPI jobid: [41877,1] App: 0 Process rank: 1 Bound: N/A\n"
+		  "\n"
+		  " Data for node: gpu-m12\tNum slots: 2\tMax slots: 0\tNum procs: 2\n"
+		  " \tProcess OMPI jobid: [41877,1] App: 0 Process rank: 2 Bound: N/A\n"
+		  "[gx-n05:30211] MCW rank 5 bound to socket 1[core 24[hwt 0-1]]: [../../..][BB/../..]\n"
+		  "a\nb\nc\nd\n"
+		  " \tProcess OMPI jobid: [41877,1] App: 0 Process rank: 3 Bound: N/A\n",
+		  "1", ev);
+	auto host_of = [&](int rank) -> std::string {
+		const rank_info *ri = ev.ranks.by_rank(rank);
+		return ri && ri->host >= 0 ? ev.host_name(ri->host) : "";
+	};
+	DIAG_CK_STR_EQ(host_of(0), "gpu-m11");
+	DIAG_CK_STR_EQ(host_of(1), "gpu-m11");
+	DIAG_CK_STR_EQ(host_of(2), "gpu-m12");
+	DIAG_CK_STR_EQ(host_of(5), "gx-n05");
+	DIAG_CK_STR_EQ(host_of(3), "");
+}
+END_TEST
+
 // A source large enough to be read on two threads (when a core is free)
 // gives what the line-by-line reading defines: the event on its line, and
 // per writer the last progress line (deferred progress lines settle newest
@@ -1712,6 +1744,7 @@ static Suite *suite()
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, prefix_a_files_learned_pdsh_hosts_prefix_any_text);
 	tcase_add_test(t, an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only);
+	tcase_add_test(t, open_mpi_placement_reports_map_ranks_to_nodes);
 	tcase_add_test(t, gzip_members_as_one_text);
 	tcase_add_test(t, gzip_truncated_corrupt_and_capped);
 	tcase_add_test(t, gzip_reader_that_stops_early);

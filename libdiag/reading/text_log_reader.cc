@@ -276,6 +276,8 @@ struct writer_state {
 	uint64_t block_rank_line = 0;
 	int block_host = -1;
 	uint64_t block_host_line = 0;
+	int map_node = -1;                // Open MPI's --display-map: the node block open
+	uint64_t map_line = 0;            // its last line (node or rank)
 	// "-- Process 6 terminated with the following error:": the traceback
 	// that follows is that rank's (a tb_rank capture).
 	int tb_rank = -1;
@@ -1362,6 +1364,22 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (std::string_view bh = caps.get("block_host"); !bh.empty()) {
 				w.block_host = ev.intern_host(bh);
 				w.block_host_line = line_no;
+			}
+			// Open MPI's --display-map: a node's block, then its ranks, one
+			// per line (a blank or two between them at most).
+			if (std::string_view mn = caps.get("map_node"); !mn.empty()) {
+				w.map_node = ev.intern_host(mn);
+				w.map_line = line_no;
+			} else if (std::string_view mr = caps.get("map_rank"); !mr.empty()) {
+				if (w.map_node >= 0 && line_no - w.map_line <= 3) {
+					rank_info ri;
+					ri.rank = static_cast<int>(to_ll(mr));
+					ri.host = w.map_node;
+					ev.ranks.add(ri);
+					w.map_line = line_no;
+				} else {
+					w.map_node = -1;
+				}
 			}
 			if (r->role == event_role::context && e.rank >= 0 && e.pid < 0 && e.kind == rule_kind::plain) {
 				w.block_rank = e.rank;
