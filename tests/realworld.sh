@@ -132,14 +132,21 @@
 # 4/7 on host with the engine of the round's start; with the round's engine
 # held-out 0.751/0.849/0.760 (583/776, 659/776, 392/516), dev
 # 0.923/0.928/0.899 (755/818, 759/818, 497/553): the held-out rank floor to
-# 0.84 (659/776 is one case under 0.85), the held-out host floor to 0.75.
+# 0.84 (659/776 is one case under 0.85), the held-out host floor to 0.75;
+# 1674 with batches 192-195 (preemptions across schedulers, network faults
+# on one node, launch failures, user cancellations), whose held-out halves
+# first scored 11/16 on class, 16/16 on rank and 8/13 on host with the
+# engine of the round's start; with the round's engine held-out
+# 0.762/0.853/0.765 (622/816, 696/816, 417/545), dev 0.924/0.929/0.894
+# (793/858, 797/858, 525/587): the held-out floors to 0.76, 0.85 and 0.76,
+# the dev class floor to 0.92.
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
-REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.74}
-REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.84}
-REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.75}
-REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.91}
+REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.76}
+REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.85}
+REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.76}
+REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.92}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.92}
 REALWORLD_DEV_MIN_HOST=${REALWORLD_DEV_MIN_HOST:-0.89}
 
