@@ -1,5 +1,7 @@
 #include "reading/line_prefix.hh"
 
+#include <algorithm>
+
 #include <cctype>
 #include <string>
 
@@ -698,10 +700,12 @@ void prefix_hosts::learn(std::string_view seg, const line_identity &id)
 	size_t end = static_cast<size_t>(id.host.data() - seg.data()) + id.host.size();
 	if (end + 1 >= seg.size() || seg[end] != ':' || seg[end + 1] != ' ')
 		return; // NCCL's "host:pid:tid", Ray's "ip=": no pdsh prefix
-	for (const auto &h : hosts_)
-		if (h == id.host)
-			return;
-	hosts_.emplace_back(id.host);
+	// (Kept sorted: every line of a pdsh log asks, a binary search answers.)
+	auto at = std::lower_bound(hosts_.begin(), hosts_.end(), id.host,
+				   [](const std::string &h, std::string_view v) { return std::string_view(h) < v; });
+	if (at != hosts_.end() && *at == id.host)
+		return;
+	hosts_.emplace(at, id.host);
 }
 
 void prefix_hosts::apply(line_identity &id) const
@@ -712,10 +716,8 @@ void prefix_hosts::apply(line_identity &id) const
 	if (colon == std::string_view::npos || colon == 0 || colon > 63)
 		return;
 	std::string_view tok = id.body.substr(0, colon);
-	bool known = false;
-	for (const auto &h : hosts_)
-		known = known || h == tok;
-	if (!known)
+	if (!std::binary_search(hosts_.begin(), hosts_.end(), tok,
+				[](std::string_view a, std::string_view b) { return a < b; }))
 		return;
 	line_identity rest = parse_prefix(id.body.substr(colon + 2));
 	id.host = tok;
