@@ -517,14 +517,16 @@ void pass_host_resolution(diagnosis_context &cx)
 	if (d.first_host < 0 && d.first_rank >= 0)
 		d.first_host = host_of_rank(cx.ev, d.first_rank);
 	// A rank whose host nothing says, in a job without a node list whose
-	// lines name one machine only: that machine.
-	if (d.first_host < 0 && d.first_rank >= 0 && cx.ev.job.nodelist.empty())
-		d.first_host = sole_named_machine(cx.ev);
-	// Else, where no line names a machine, the machine of the terminal's
-	// prompt above the fault: the command that failed was typed there.
-	if (d.first_host < 0 && d.first_rank >= 0 && d.first && cx.ev.job.nodelist.empty() &&
-	    named_machines(cx.ev).empty())
-		d.first_host = prompt_machine_above(cx.ev, *d.first);
+	// lines name one machine only: that machine. Where no line names a
+	// machine, the one of the terminal's prompt above the fault: the
+	// command that failed was typed there.
+	if (d.first_host < 0 && d.first_rank >= 0 && cx.ev.job.nodelist.empty()) {
+		const std::vector<int> named = named_machines(cx.ev);
+		if (named.size() == 1)
+			d.first_host = named[0];
+		else if (named.empty() && d.first)
+			d.first_host = prompt_machine_above(cx.ev, *d.first);
+	}
 	// A stop from outside that reached one node of several (one pod
 	// deleted, one node's launcher signalled) before anything went wrong:
 	// the others only lost it. That node is where the job was stopped.

@@ -1371,7 +1371,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.map_node = ev.intern_host(mn);
 				w.map_line = line_no;
 			} else if (std::string_view mr = caps.get("map_rank"); !mr.empty()) {
-				if (w.map_node >= 0 && line_no - w.map_line <= 3) {
+				if (w.map_node >= 0 && line_no - w.map_line <= 3 && mr.size() < 8) {
 					rank_info ri;
 					ri.rank = static_cast<int>(to_ll(mr));
 					ri.host = w.map_node;
