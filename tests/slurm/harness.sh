@@ -24,13 +24,18 @@ pass=0
 fail=0
 
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+failed=()
+bad() { fail=$((fail + 1)); failed+=("$*"); echo "FAIL: $*"; }
 check() { # check "what" command...
 	local what=$1
 	shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
 finish() {
+	# The failures again at the end: a log cut to its head and tail (CI's)
+	# still names them.
+	local f
+	for f in "${failed[@]}"; do echo "FAILED: $f"; done
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 	exit $?
