@@ -165,6 +165,62 @@ END_TEST
 // The trigram filter finds exactly what the Aho-Corasick DFA finds, on the
 // shipped literals: over every rule's samples, every line of the test
 // fixtures, and random text built from pieces of literals (near misses).
+// A literal that begins a line (a terminal's two-byte "^C"): found at the
+// start of the line's body only, by match and by match_hits alike, and
+// kept out of the scan, whose trigram filter stays on.
+START_TEST(line_start_literal_matches_at_the_body_start_only)
+{
+	const std::string y = "family: t\n"
+			      "rules:\n"
+			      "  - id: t.echo\n"
+			      "    class: user_cancel\n"
+			      "    role: context\n"
+			      "    literal: '^C'\n"
+			      "    literal_at: line_start\n"
+			      "    pattern: '^\\^C'\n"
+			      "    samples: ['^Cdone']\n"
+			      "  - id: t.boom\n"
+			      "    class: python_exception\n"
+			      "    role: initiating\n"
+			      "    literal: Boom\n"
+			      "    pattern: 'BoomError'\n"
+			      "    priority: 10\n"
+			      "    samples: ['BoomError: x']\n";
+	DIAG_CK_STR_EQ(load_error(y), "");
+	std::string bad = y;
+	bad.replace(bad.find("['^Cdone']"), 10, "['x ^C']");
+	bad.replace(bad.find("'^\\^C'"), 6, "'\\^C'");
+	ck_assert_msg(load_error(bad).find("does not begin with the literal") != std::string::npos, "%s",
+		      load_error(bad).c_str());
+	bad = y;
+	bad.replace(bad.find("line_start"), 10, "line_end");
+	ck_assert(load_error(bad).find("'literal_at' must be line_start or anywhere") != std::string::npos);
+
+	std::string path = write_yaml(y);
+	rule_set rs;
+	std::string err;
+	ck_assert_msg(rs.load_file(path, err), "%s", err.c_str());
+	unlink(path.c_str());
+	rs.finalize();
+	capture_list caps;
+	const rule *echo = rs.find("t.echo");
+	ck_assert_ptr_eq(rs.match("^CTraceback", src_all, caps), echo);
+	ck_assert_ptr_eq(rs.match("x ^C", src_all, caps), nullptr);
+	ck_assert_ptr_eq(rs.match("^CBoomError: x", src_all, caps), rs.find("t.boom"));
+	line_hits h;
+	const std::string line = "node07: ^C";
+	rs.scan_line(line, h);
+	ck_assert(h.rule_hit);
+	ck_assert_ptr_eq(rs.match_hits(std::string_view(line).substr(8), 8, h, src_all, caps), echo);
+	ck_assert_ptr_eq(rs.match_hits(line, 0, h, src_all, caps), nullptr);
+	ck_assert_ptr_eq(rs.match_hits(std::string_view(line).substr(7), 7, h, src_all, caps), nullptr);
+	for (const auto &l : rs.all_literals())
+		ck_assert_msg(l != "^C", "the line-start literal is listed for the scan");
+	for (const auto &l : rs.fault_literals())
+		ck_assert_msg(l != "^C", "the line-start literal is in the fault scan");
+}
+END_TEST
+
 START_TEST(literal_filter_agrees_with_dfa)
 {
 	rule_set rs;
@@ -443,7 +499,10 @@ START_TEST(fault_scan_finds_every_fault_literal)
 		size_t checked = 0;
 		for (size_t i = 0; i < rs.size(); i++) {
 			const rule &r = rs.at(i);
-			if (r.kind == rule_kind::progress || r.kind == rule_kind::rank_tag || r.kind == rule_kind::startup)
+			// (A line-start literal is context read where a file is read
+			// whole: see fault_scan_complete.)
+			if (r.kind == rule_kind::progress || r.kind == rule_kind::rank_tag || r.kind == rule_kind::startup ||
+			    r.literal_at_line_start)
 				continue;
 			for (const auto &l : r.literals) {
 				const std::string text = "before\nx " + l + " y\nafter\n";
@@ -778,6 +837,7 @@ static Suite *suite()
 	tcase_add_test(t, fault_scanners_agree);
 	tcase_add_test(t, fault_scan_finds_every_fault_literal);
 	tcase_add_test(t, compiled_cache_is_the_users_own);
+	tcase_add_test(t, line_start_literal_matches_at_the_body_start_only);
 	tcase_add_test(t, literal_filter_agrees_with_dfa);
 	tcase_add_test(t, match_hits_agrees_with_match);
 	tcase_add_test(t, priority_decides_between_rules);

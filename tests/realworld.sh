@@ -139,11 +139,13 @@
 # engine of the round's start; with the round's engine held-out
 # 0.757/0.853/0.765 (618/816, 696/816, 417/545), dev 0.923/0.929/0.893
 # (792/858, 797/858, 524/587): the held-out floors to 0.75, 0.85 and 0.76,
-# the dev class floor to 0.92.
+# the dev class floor to 0.92; a terminal's "^C" echo read as the user's
+# stop (a line-start literal): held-out 0.762 (622/816), the class floor to
+# 0.76.
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
-REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.75}
+REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.76}
 REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.85}
 REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.76}
 REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.92}

@@ -126,7 +126,7 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 			return bad("a rule must be a mapping");
 		static const std::set<std::string> known = {
 			"id", "class", "role", "kind", "literal", "pattern", "caseless", "priority",
-			"weight", "sources", "summary", "samples", "not_samples", "note", "scope", "rank_of"};
+			"weight", "sources", "summary", "samples", "not_samples", "note", "scope", "rank_of", "literal_at"};
 		for (const auto &e : rn.entries)
 			if (!known.count(e.first))
 				return bad("unknown key '" + e.first + "'");
@@ -169,6 +169,13 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 		for (const auto &l : r.literals)
 			if (l.empty())
 				return bad("empty literal");
+		if (const ynode *at = rn.get("literal_at")) {
+			if (!at->is_scalar() || (at->value != "line_start" && at->value != "anywhere"))
+				return bad("'literal_at' must be line_start or anywhere");
+			r.literal_at_line_start = at->value == "line_start";
+			if (r.literal_at_line_start && r.literals.empty())
+				return bad("'literal_at: line_start' needs a 'literal'");
+		}
 		const ynode *pat = rn.get("pattern");
 		if (!pat || !pat->is_scalar())
 			return bad("missing 'pattern'");
@@ -233,9 +240,12 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 			if (!r.rx.search(s))
 				return bad("sample does not match the pattern: \"" + s + "\"");
 			if (!r.literals.empty() &&
-			    std::none_of(r.literals.begin(), r.literals.end(),
-					 [&](const std::string &l) { return s.find(l) != std::string::npos; }))
-				return bad("sample does not contain the literal, so the prefilter would hide it: \"" + s + "\"");
+			    std::none_of(r.literals.begin(), r.literals.end(), [&](const std::string &l) {
+				    return r.literal_at_line_start ? s.rfind(l, 0) == 0 : s.find(l) != std::string::npos;
+			    }))
+				return bad(r.literal_at_line_start
+						   ? "sample does not begin with the literal, so the prefilter would hide it: \"" + s + "\""
+						   : "sample does not contain the literal, so the prefilter would hide it: \"" + s + "\"");
 		}
 		std::vector<std::string> nots;
 		if (!scalar_list(rn.get("not_samples"), nots))
@@ -303,9 +313,12 @@ void rule_set::finalize()
 	rs_literal_mark.clear();
 	rs_literal_progress.clear();
 	rs_always.clear();
+	rs_line_heads.clear();
 	for (const auto &r : rs_rules) {
 		if (r.literals.empty())
 			rs_always.push_back(r.index);
+		if (r.literal_at_line_start)
+			continue; // numbered after the scan's literals, below
 		for (const auto &l : r.literals)
 			if (rs_prefilter.add(l) >= 0) {
 				rs_literal_rule.push_back(r.index);
@@ -322,13 +335,22 @@ void rule_set::finalize()
 		rs_literal_progress.push_back(0);
 	}
 	rs_prefilter.build();
+	for (const auto &r : rs_rules)
+		if (r.literal_at_line_start)
+			for (const auto &l : r.literals) {
+				rs_line_heads.emplace_back(l, static_cast<uint32_t>(rs_literal_rule.size()));
+				rs_literal_rule.push_back(r.index);
+				rs_literal_mark.push_back(0);
+				rs_literal_progress.push_back(r.kind == rule_kind::progress);
+			}
 	// Progress lines are most of a log and only each writer's last one
 	// matters (it is found from the tail); rank_tag and startup rules only
 	// say more about a line another rule matched.
 	std::vector<std::string> fault_literals;
 	std::set<std::string> fault_seen;
 	for (const auto &r : rs_rules)
-		if (r.kind != rule_kind::progress && r.kind != rule_kind::rank_tag && r.kind != rule_kind::startup)
+		if (r.kind != rule_kind::progress && r.kind != rule_kind::rank_tag && r.kind != rule_kind::startup &&
+		    !r.literal_at_line_start)
 			for (const auto &l : r.literals)
 				if (!l.empty() && fault_seen.insert(l).second)
 					fault_literals.push_back(l);
@@ -371,6 +393,9 @@ const rule *rule_set::match(std::string_view body, unsigned source, capture_list
 	}
 	rs_candidates.clear();
 	rs_prefilter.scan(body, [&](int lit) { candidate(static_cast<uint32_t>(lit)); });
+	for (const auto &lh : rs_line_heads)
+		if (body.rfind(lh.first, 0) == 0)
+			candidate(lh.second);
 	return confirm(body, source, caps);
 }
 
@@ -391,6 +416,15 @@ void rule_set::scan_line(std::string_view raw, line_hits &h) const
 		}
 		h.markers |= rs_literal_mark[id];
 	});
+	// Where a line-start literal occurs: the body a prefix leaves may start
+	// there (match_hits takes it only at the body's first byte).
+	for (const auto &lh : rs_line_heads)
+		for (size_t at = raw.find(lh.first); at != std::string_view::npos; at = raw.find(lh.first, at + 1)) {
+			h.hits.emplace_back(lh.second, static_cast<uint32_t>(at));
+			h.rule_hit = true;
+			uint32_t &latest = rs_literal_progress[lh.second] ? h.progress_end : h.other_end;
+			latest = std::max(latest, static_cast<uint32_t>(at) + 1);
+		}
 }
 
 const rule *rule_set::match_hits(std::string_view body, size_t body_off, const line_hits &h, unsigned source,
@@ -401,9 +435,11 @@ const rule *rule_set::match_hits(std::string_view body, size_t body_off, const l
 		rs_generation = 1;
 	}
 	rs_candidates.clear();
-	// A literal lies in the body when it starts there (all end in it).
+	// A literal lies in the body when it starts there (all end in it); one
+	// of literal_at: line_start, when it starts the body.
+	const uint32_t first_head = rs_line_heads.empty() ? UINT32_MAX : rs_line_heads.front().second;
 	for (const auto &hit : h.hits)
-		if (hit.second >= body_off)
+		if (hit.first >= first_head ? hit.second == body_off : hit.second >= body_off)
 			candidate(hit.first);
 	return confirm(body, source, caps);
 }
@@ -471,7 +507,8 @@ std::vector<std::string> rule_set::all_literals() const
 {
 	std::vector<std::string> out;
 	for (const auto &r : rs_rules)
-		out.insert(out.end(), r.literals.begin(), r.literals.end());
+		if (!r.literal_at_line_start) // (a test of a line's first bytes, no scan)
+			out.insert(out.end(), r.literals.begin(), r.literals.end());
 	std::sort(out.begin(), out.end());
 	out.erase(std::unique(out.begin(), out.end()), out.end());
 	return out;

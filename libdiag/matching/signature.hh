@@ -54,6 +54,10 @@ struct rule {
 	event_role role = event_role::context;
 	rule_kind kind = rule_kind::plain;
 	std::vector<std::string> literals;
+	// The literals begin a line (literal_at: line_start): tested at the
+	// line's first byte, not by the scan, so one as short as a terminal's
+	// "^C" leaves the scan's trigram filter on for every other rule.
+	bool literal_at_line_start = false;
 	std::string pattern;
 	regex rx;
 	int priority = 0;
@@ -168,6 +172,8 @@ public:
 	buffer_literals::scanner fault_scanner() const { return rs_faults.make_scanner(); }
 	// Whether a scan for fault literals can find every line a rule may
 	// match: false when some rule has no literal (it runs on every line).
+	// (Rules whose literal begins a line are left out of that scan: they
+	// are context, a terminal's echo, read where a file is read whole.)
 	bool fault_scan_complete() const { return rs_always.empty() && rs_faults.size() > 0; }
 	const buffer_literals &fault_literal_set() const { return rs_faults; }
 	// The fault scan's literals (for benchmarks): none holds another.
@@ -186,6 +192,7 @@ private:
 	std::vector<uint8_t> rs_literal_mark;  // literal id -> marker bits
 	std::vector<uint8_t> rs_literal_progress; // literal id -> its rule is a progress rule
 	std::vector<uint32_t> rs_always;       // rules without a literal
+	std::vector<std::pair<std::string, uint32_t>> rs_line_heads; // (literal_at: line_start literal, its literal id)
 	std::vector<uint32_t> rs_seen;         // per rule: generation stamp
 	uint32_t rs_generation = 0;
 	std::vector<uint32_t> rs_candidates;
