@@ -776,6 +776,35 @@ START_TEST(the_first_host_comes_with_its_other_names)
 }
 END_TEST
 
+START_TEST(a_node_first_comes_with_its_pods_hostname)
+{
+	// The node went NotReady (the first host); kubectl's row puts the
+	// job's pod on it, and the pod's containers print their hostname, the
+	// pod's name without its suffix (a JobSet's or StatefulSet's): the
+	// verdict names the node, its pod and the hostname the job's own
+	// lines use.
+	bundle b;
+	b.file("job.log",
+	       "mistral-sft-workers-0-2:88:91 [0] NCCL INFO Bootstrap : Using eth0:10.244.5.17<0>\n"
+	       "mistral-sft-workers-0-1:77:80 [0] NCCL INFO Bootstrap : Using eth0:10.244.3.9<0>\n"
+	       "$ kubectl get pods -o wide\n"
+	       "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n"
+	       "mistral-sft-workers-0-2-h2x9c   1/1     Terminating   0          3h1m   10.244.5.17   aks-gpu-vmss00000a   <none>   <none>\n"
+	       "mistral-sft-workers-0-1-q7m2d   1/1     Running       0          3h1m   10.244.3.9    aks-gpu-vmss000003   <none>   <none>\n"
+	       "$ kubectl get events\n"
+	       "default     12m         Normal    NodeNotReady      node/aks-gpu-vmss00000a   Node aks-gpu-vmss00000a status is now: NodeNotReady\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(v.first_host, "aks-gpu-vmss00000a");
+	bool pod = false, hostname = false;
+	for (const auto &a : v.first_host_aliases) {
+		pod = pod || a == "mistral-sft-workers-0-2-h2x9c";
+		hostname = hostname || a == "mistral-sft-workers-0-2";
+		ck_assert_msg(a.rfind("mistral-sft-workers-0-1", 0) != 0, "another pod's name: %s", a.c_str());
+	}
+	ck_assert_msg(pod && hostname, "aliases: %zu", v.first_host_aliases.size());
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -894,6 +923,7 @@ static Suite *suite()
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
+	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -84,11 +84,17 @@ std::vector<std::string> host_aliases(const evidence &ev, int host)
 				add(out, own, pod);
 		}
 	}
-	// A hostname and its pod's name, both in the logs.
+	// A hostname and its pod's name, both in the logs: the host's own, or
+	// its pod's (a node whose pod a kubectl row named, and the hostname
+	// the pod's containers print).
+	const size_t named = out.size();
 	for (size_t h = 0; h < ev.host_count(); h++) {
 		const std::string &other = ev.host_name(static_cast<int>(h));
 		if (pod_of_hostname(other, own) || pod_of_hostname(own, other))
 			add(out, own, other);
+		for (size_t i = 0; i < named; i++)
+			if (pod_of_hostname(out[i], other))
+				add(out, own, other);
 	}
 	// The address a cloud name encodes (its own, or its node's), and the
 	// name that encodes one.
