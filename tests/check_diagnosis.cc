@@ -805,6 +805,34 @@ START_TEST(a_node_first_comes_with_its_pods_hostname)
 }
 END_TEST
 
+START_TEST(a_described_pods_block_is_the_pods)
+{
+	// "kubectl describe pod": its Name, its Node, then its container's
+	// end. A container over its own memory limit is the pod's fault; the
+	// node low on memory (an eviction) is the node's.
+	for (bool node_pressure : {false, true}) {
+		bundle b;
+		std::string d = "$ kubectl describe pod llama-ft-worker-1\n"
+				"Name:             llama-ft-worker-1\n"
+				"Namespace:        default\n"
+				"Node:             gke-a100-pool-7c1e-x6qv/10.128.0.44\n"
+				"Status:           Failed\n";
+		d += node_pressure ? "Reason:           Evicted\n"
+				     "Message:          The node was low on resource: memory. Container pytorch was using "
+				     "61Gi, which exceeds its request of 32Gi.\n"
+				   : "Containers:\n"
+				     "  pytorch:\n"
+				     "    State:          Terminated\n"
+				     "      Reason:       OOMKilled\n"
+				     "      Exit Code:    137\n";
+		b.file("describe.txt", d);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "host_oom");
+		DIAG_CK_STR_EQ(v.first_host, node_pressure ? "gke-a100-pool-7c1e-x6qv" : "llama-ft-worker-1");
+	}
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -924,6 +952,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
+	tcase_add_test(t, a_described_pods_block_is_the_pods);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

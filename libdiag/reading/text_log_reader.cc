@@ -239,6 +239,8 @@ bool may_have_label_and_rank(std::string_view s, unsigned markers)
 // one confirmed line settles all older ones.
 constexpr size_t progress_ring = 8;
 constexpr uint64_t wrapper_lines = 80;    // how far below a wrapping exception its message may be
+constexpr uint64_t describe_head_lines = 10;  // kubectl describe: "Name:" to "Node:"
+constexpr uint64_t describe_block_lines = 120; // "Node:" to the end of the pod's block (its Events)
 constexpr size_t progress_max_body = 256;  // longer bodies are matched at once
 constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache misses cost more)
 
@@ -278,6 +280,12 @@ struct writer_state {
 	uint64_t block_host_line = 0;
 	int map_node = -1;                // Open MPI's --display-map: the node block open
 	uint64_t map_line = 0;            // its last line (node or rank)
+	// "kubectl describe pod": its "Name:", then "Node: N/ip" within a few
+	// lines; the block's lines below (Reason, Message, Events) are the pod's.
+	std::string describe_name;
+	uint64_t describe_name_line = 0;
+	int described = -1;
+	uint64_t described_line = 0;
 	// "-- Process 6 terminated with the following error:": the traceback
 	// that follows is that rank's (a tb_rank capture).
 	int tb_rank = -1;
@@ -1032,8 +1040,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				}
 			}
 			// (A new command's output bounds nothing printed above it.)
-			if (kind != source_kind::kernel_log && shell_command_line(seg))
+			if (kind != source_kind::kernel_log && shell_command_line(seg)) {
 				untimed.clear();
+				writers[key].described = -1;
+			}
 			if (ts) {
 				writers[key].last_ts = *ts;
 				writers[key].cont_rank = -1;
@@ -1169,7 +1179,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				host = caps.get("host");
 			else if (host.empty() && !text_host.empty())
 				host = text_host;
-			e.host = host.empty() ? host_hint : ev.intern_host(host);
+			// (A node's own fault there, the node low on memory, stays the
+			// node's: its "Node:" line says which.)
+			if (host.empty() && cw.described >= 0 && line_no - cw.described_line <= describe_block_lines &&
+			    r->scope != rule::fault_scope::node)
+				e.host = cw.described;
+			else
+				e.host = host.empty() ? host_hint : ev.intern_host(host);
 			if (ts) {
 				e.ts = *ts;
 			} else {
@@ -1364,6 +1380,18 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (std::string_view bh = caps.get("block_host"); !bh.empty()) {
 				w.block_host = ev.intern_host(bh);
 				w.block_host_line = line_no;
+			}
+			// kubectl describe: a "Name:" that a "Node: name/ip" follows
+			// names a pod, whose block the lines below are.
+			if (std::string_view dn = caps.get("describe_name"); !dn.empty()) {
+				w.describe_name = std::string(dn);
+				w.describe_name_line = line_no;
+				w.described = -1;
+			} else if (!caps.get("job_node").empty() && w.describe_name_line &&
+				   line_no - w.describe_name_line <= describe_head_lines) {
+				w.described = ev.intern_host(w.describe_name);
+				w.described_line = line_no;
+				w.describe_name_line = 0;
 			}
 			// Open MPI's --display-map: a node's block, then its ranks, one
 			// per line (a blank or two between them at most).
