@@ -833,6 +833,26 @@ START_TEST(a_described_pods_block_is_the_pods)
 }
 END_TEST
 
+START_TEST(a_node_back_before_another_was_lost_did_not_end_the_job)
+{
+	// Kubernetes' events: node a stopped answering and came back an hour
+	// before node b stopped answering. The job ended with b; where a never
+	// came back, a was the first lost.
+	for (bool back : {true, false}) {
+		bundle b;
+		std::string t = "LAST SEEN   TYPE      REASON         OBJECT            MESSAGE\n"
+				"1h18m       Normal    NodeNotReady   node/gpu-node-a   Node gpu-node-a status is now: NodeNotReady\n";
+		if (back)
+			t += "1h17m       Normal    NodeReady      node/gpu-node-a   Node gpu-node-a status is now: NodeReady\n";
+		t += "18m         Normal    NodeNotReady   node/gpu-node-b   Node gpu-node-b status is now: NodeNotReady\n";
+		b.file("events.txt", t);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "node_failure");
+		DIAG_CK_STR_EQ(v.first_host, back ? "gpu-node-b" : "gpu-node-a");
+	}
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -953,6 +973,7 @@ static Suite *suite()
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);
+	tcase_add_test(t, a_node_back_before_another_was_lost_did_not_end_the_job);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -266,6 +266,36 @@ void mark_survived(diagnosis_context &cx)
 	}
 }
 
+// A node lost, then said to answer again (Kubernetes' NodeReady, later in
+// the same listing) before another node was lost: the job outlived the
+// first loss, and the later one is what ended it.
+void mark_nodes_back(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	for (auto &e : ev.events) {
+		if (e.role != event_role::initiating || e.dropped || e.decoy || e.host < 0 ||
+		    (e.cls != failure_class::node_failure && e.cls != failure_class::preemption))
+			continue;
+		const std::string &name = ev.host_name(e.host);
+		uint64_t back = 0;
+		for (const auto &r : ev.events)
+			if (r.file == e.file && r.line > e.line && r.capture("ready_node") == name) {
+				back = r.line;
+				break;
+			}
+		if (!back)
+			continue;
+		for (const auto &x : ev.events)
+			if (&x != &e && x.file == e.file && x.line > back && x.role == event_role::initiating && !x.dropped &&
+			    !x.decoy && x.host >= 0 && x.host != e.host &&
+			    (x.cls == failure_class::node_failure || x.cls == failure_class::preemption)) {
+				e.decoy = true;
+				e.why_not = "its node answered again before another node was lost";
+				break;
+			}
+	}
+}
+
 } // namespace
 
 // The faults set aside, a few, with why: a verdict that differs from the
@@ -289,6 +319,7 @@ void pass_relevance(diagnosis_context &cx)
 	drop_other_jobs(cx);
 	drop_other_processes(cx);
 	mark_survived(cx);
+	mark_nodes_back(cx);
 	note_set_aside(cx);
 }
 
