@@ -46,6 +46,17 @@ std::string load_error(const std::string &text)
 	return ok ? "" : err;
 }
 
+// Loads one rule file that must load, and finalizes the set.
+void load_rules(const std::string &text, rule_set &rs)
+{
+	std::string path = write_yaml(text);
+	std::string err;
+	bool ok = rs.load_file(path, err);
+	unlink(path.c_str());
+	ck_assert_msg(ok, "%s", err.c_str());
+	rs.finalize();
+}
+
 const char *good_rule = "family: t\n"
 			"rules:\n"
 			"  - id: t.boom\n"
@@ -196,12 +207,8 @@ START_TEST(line_start_literal_matches_at_the_body_start_only)
 	bad.replace(bad.find("line_start"), 10, "line_end");
 	ck_assert(load_error(bad).find("'literal_at' must be line_start or anywhere") != std::string::npos);
 
-	std::string path = write_yaml(y);
 	rule_set rs;
-	std::string err;
-	ck_assert_msg(rs.load_file(path, err), "%s", err.c_str());
-	unlink(path.c_str());
-	rs.finalize();
+	load_rules(y, rs);
 	capture_list caps;
 	const rule *echo = rs.find("t.echo");
 	ck_assert_ptr_eq(rs.match("^CTraceback", src_all, caps), echo);
@@ -578,12 +585,8 @@ START_TEST(priority_decides_between_rules)
 			"    priority: -10\n"
 			"    pattern: '(?<exc>\\w+Error):'\n"
 			"    samples: ['KeyError: 3']\n";
-	std::string path = write_yaml(y);
 	rule_set rs;
-	std::string err;
-	ck_assert_msg(rs.load_file(path, err), "%s", err.c_str());
-	unlink(path.c_str());
-	rs.finalize();
+	load_rules(y, rs);
 	capture_list caps;
 	const rule *r = rs.match("BoomError: it broke", src_log, caps);
 	ck_assert_ptr_nonnull(r);
