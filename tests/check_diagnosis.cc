@@ -853,28 +853,6 @@ START_TEST(a_node_back_before_another_was_lost_did_not_end_the_job)
 }
 END_TEST
 
-START_TEST(another_workloads_pod_is_not_the_jobs)
-{
-	// "kubectl get events -A": a nightly ETL pod preempted hours earlier,
-	// then one of the job's own pods. The job's ranks ran in sam-ft-*
-	// pods: the ETL pod is another workload's.
-	bundle b;
-	b.file("job.log",
-	       "[pod/sam-ft-trainers-0-0-a1b2c/trainer] [rank0]: step 100 loss 1.23\n"
-	       "[pod/sam-ft-trainers-0-1-c6w1n/trainer] [rank1]:[E ProcessGroupNCCL.cpp:1316] [Rank 1] Watchdog "
-	       "caught collective operation timeout: WorkNCCL(SeqNum=412, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-	       "Timeout(ms)=600000) ran for 600041 milliseconds before timing out.\n"
-	       "$ kubectl get events -A --sort-by=.lastTimestamp\n"
-	       "batch-etl   3h12m   Normal   Preempted   pod/etl-nightly-28641130-kq2bd   Preempted by pod "
-	       "0c5e19d2-7a44-4b8f-a1e3-58d9b2f6c017 on node cpu-pool-11\n"
-	       "vision      2m13s   Normal   Preempted   pod/sam-ft-trainers-0-2-h7q4z    Preempted by pod "
-	       "4b1f0a3e-9d27-4c85-b6e0-2a7f13c98d54 on node gpu-a100-07\n");
-	verdict v = b.run();
-	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "preemption");
-	DIAG_CK_STR_EQ(v.first_host, "sam-ft-trainers-0-2-h7q4z");
-}
-END_TEST
-
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -996,7 +974,6 @@ static Suite *suite()
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);
 	tcase_add_test(t, a_node_back_before_another_was_lost_did_not_end_the_job);
-	tcase_add_test(t, another_workloads_pod_is_not_the_jobs);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -136,40 +136,6 @@ void drop_other_jobs(diagnosis_context &cx)
 	}
 }
 
-// A Kubernetes event on a pod of another workload ("get events -A" lists
-// every namespace's): where the pods the job's ranks ran in are known, a
-// pod whose name begins otherwise than every one of theirs (the workload's
-// first word: "etl-nightly-..." beside "sam-ft-trainers-...") is another
-// job's, whatever happened to it.
-void drop_other_workloads(diagnosis_context &cx)
-{
-	evidence &ev = cx.ev;
-	auto first_word = [](const std::string &name) { return name.substr(0, name.find('-')); };
-	std::set<int> ours;
-	std::set<std::string> words;
-	auto ran_there = [&](int host) {
-		if (host >= 0 && ours.insert(host).second)
-			words.insert(first_word(ev.host_name(host)));
-	};
-	for (const auto &e : ev.events)
-		if (e.rank >= 0 && !is_kernel(ev, e))
-			ran_there(e.host);
-	for (const auto &r : ev.ranks.all())
-		ran_there(r.second.host);
-	if (ours.empty())
-		return;
-	for (auto &e : ev.events) {
-		if (e.role != event_role::initiating || e.dropped || e.host < 0 || ours.count(e.host) || !e.r ||
-		    e.r->family != "orchestrator")
-			continue;
-		const std::string &pod = ev.host_name(e.host);
-		if (e.text.find("pod/" + pod) == std::string::npos || words.count(first_word(pod)))
-			continue;
-		e.dropped = true;
-		e.why_not = "pod " + pod + " is another workload's, not one the job's ranks ran in";
-	}
-}
-
 // When the collapse that followed an event began in its file: the first
 // victim or watchdog line after it (file-local µs; INT64_MAX: none). A
 // progress bar glued to the teardown is no sign that the run went on.
@@ -351,7 +317,6 @@ void pass_relevance(diagnosis_context &cx)
 	job_window(cx);
 	drop_outside_window(cx);
 	drop_other_jobs(cx);
-	drop_other_workloads(cx);
 	drop_other_processes(cx);
 	mark_survived(cx);
 	mark_nodes_back(cx);
