@@ -272,9 +272,12 @@ void mark_survived(diagnosis_context &cx)
 void mark_nodes_back(diagnosis_context &cx)
 {
 	evidence &ev = cx.ev;
+	auto node_lost = [](const event &x) {
+		return x.role == event_role::initiating && !x.dropped && !x.decoy && x.host >= 0 &&
+		       (x.cls == failure_class::node_failure || x.cls == failure_class::preemption);
+	};
 	for (auto &e : ev.events) {
-		if (e.role != event_role::initiating || e.dropped || e.decoy || e.host < 0 ||
-		    (e.cls != failure_class::node_failure && e.cls != failure_class::preemption))
+		if (!node_lost(e))
 			continue;
 		const std::string &name = ev.host_name(e.host);
 		uint64_t back = 0;
@@ -286,9 +289,7 @@ void mark_nodes_back(diagnosis_context &cx)
 		if (!back)
 			continue;
 		for (const auto &x : ev.events)
-			if (&x != &e && x.file == e.file && x.line > back && x.role == event_role::initiating && !x.dropped &&
-			    !x.decoy && x.host >= 0 && x.host != e.host &&
-			    (x.cls == failure_class::node_failure || x.cls == failure_class::preemption)) {
+			if (x.file == e.file && x.line > back && x.host != e.host && node_lost(x)) {
 				e.decoy = true;
 				e.why_not = "its node answered again before another node was lost";
 				break;

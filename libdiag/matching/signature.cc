@@ -243,9 +243,8 @@ bool rule_set::add_rules(const ynode &doc, const std::string &path, const std::s
 			    std::none_of(r.literals.begin(), r.literals.end(), [&](const std::string &l) {
 				    return r.literal_at_line_start ? s.rfind(l, 0) == 0 : s.find(l) != std::string::npos;
 			    }))
-				return bad(r.literal_at_line_start
-						   ? "sample does not begin with the literal, so the prefilter would hide it: \"" + s + "\""
-						   : "sample does not contain the literal, so the prefilter would hide it: \"" + s + "\"");
+				return bad(std::string("sample does not ") + (r.literal_at_line_start ? "begin with" : "contain") +
+					   " the literal, so the prefilter would hide it: \"" + s + "\"");
 		}
 		std::vector<std::string> nots;
 		if (!scalar_list(rn.get("not_samples"), nots))
