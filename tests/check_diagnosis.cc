@@ -853,6 +853,59 @@ START_TEST(a_node_back_before_another_was_lost_did_not_end_the_job)
 }
 END_TEST
 
+START_TEST(a_rank_missing_from_the_rounds_before_a_ctrl_c_hung)
+{
+	// Four ranks print a fetched sample in turn, no times. Rank 2 stops
+	// while the others print theirs twice more, then Ctrl-C: the stop
+	// ended a hang, rank 2's. The same lines each rank's in a section of
+	// its own, or every rank still printing, say no one stopped: a cancel.
+	enum shape { stopped, sections, all_printing };
+	for (shape sh : {stopped, sections, all_printing}) {
+		bundle b;
+		std::string t = "training starts\n";
+		if (sh == sections) {
+			for (int r = 0; r < 4; r++)
+				for (int i = 0; i < (r == 0 ? 3 : 6); i++)
+					t += "rank " + std::to_string(r) + ", fetch sample " + std::to_string(100 * i + 7 * r) + "\n";
+		} else {
+			for (int i = 0; i < 6; i++)
+				for (int r = 0; r < 4; r++)
+					if (!(sh == stopped && r == 2 && i >= 3))
+						t += "rank " + std::to_string(r) + ", fetch sample " + std::to_string(100 * i + 7 * r) + "\n";
+		}
+		t += "^CTraceback (most recent call last):\n"
+		     "  File \"train.py\", line 9, in <module>\n"
+		     "    main()\n"
+		     "KeyboardInterrupt\n";
+		b.file("job.log", t);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), sh == stopped ? "collective_hang" : "user_cancel");
+		ck_assert_int_eq(v.first_rank, sh == stopped ? 2 : -1);
+	}
+}
+END_TEST
+
+START_TEST(a_machines_record_from_the_day_before_is_another_jobs)
+{
+	// The cloud's operations list pasted below the job's output names two
+	// preemptions: one the day before the job's first line, one as its
+	// ranks lost their peer. The first was another job's.
+	bundle b;
+	b.file("job.log",
+	       "[2024-03-07 21:40:12] [INFO] training starts on node-a and node-b\n"
+	       "[2024-03-08 01:52:41] NCCL WARN Net : Connection closed by remote peer 10.1.0.22<55412>\n"
+	       "$ gcloud compute operations list\n"
+	       "NAME  TYPE  TARGET  HTTP_STATUS  STATUS  TIMESTAMP\n"
+	       "systemevent-1709862752311  compute.instances.preempted  us-central1-c/instances/node-b    200          DONE    "
+	       "2024-03-07T17:52:32.311-08:00\n"
+	       "systemevent-1709758044907  compute.instances.preempted  us-central1-c/instances/node-a    200          DONE    "
+	       "2024-03-06T12:47:24.907-08:00\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "preemption");
+	DIAG_CK_STR_EQ(v.first_host, "node-b");
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -974,6 +1027,8 @@ static Suite *suite()
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);
 	tcase_add_test(t, a_node_back_before_another_was_lost_did_not_end_the_job);
+	tcase_add_test(t, a_rank_missing_from_the_rounds_before_a_ctrl_c_hung);
+	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -88,6 +88,9 @@ void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, a
 // The rank behind the others in training steps, as hang structure finds
 // it (hang_structure.cc).
 hang_view ranks_behind_in_steps(const evidence &ev);
+// The one rank that stopped printing a line the others went on printing
+// in turn (hang_structure.cc; reading/rank_rounds.hh).
+hang_view rank_missing_from_rounds(const evidence &ev);
 bool job_level(failure_class c);
 // Whether a node-failure event's host is the node lost, not the survivor
 // that reported it (fault_choice.cc).

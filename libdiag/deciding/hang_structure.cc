@@ -366,6 +366,25 @@ hang_view ranks_behind_in_steps(const evidence &ev)
 	return hv;
 }
 
+hang_view rank_missing_from_rounds(const evidence &ev)
+{
+	hang_view hv;
+	const round_gap *gap = nullptr;
+	for (const auto &g : ev.round_gaps) {
+		if (gap && gap->rank != g.rank)
+			return hv; // kinds of line that disagree single no one out
+		if (!gap || g.ranks > gap->ranks)
+			gap = &g;
+	}
+	if (!gap)
+		return hv;
+	hv.suspects = {gap->rank};
+	hv.suspect_why = {"it stopped printing \"" + gap->sample + "\" while each of the other " +
+			  std::to_string(gap->ranks - 1) + " ranks printed it at least twice more"};
+	hv.why = hv.suspect_why.front();
+	return hv;
+}
+
 // Whether the logs hold nothing but the hang: no fault of any rank, no
 // process of a rank other than the reporter that ended by an exit code or
 // a signal of its own.
@@ -394,6 +413,12 @@ void pass_hang_structure(diagnosis_context &cx)
 		earliest_progress(cx.ev, hv);
 	if (hv.suspects.empty())
 		missing_from_named_world(cx.ev, hv);
+	if (hv.suspects.empty() && hv.reporting() > 0) {
+		hang_view rounds = rank_missing_from_rounds(cx.ev);
+		hv.suspects = rounds.suspects;
+		hv.suspect_why = rounds.suspect_why;
+		hv.why = rounds.why.empty() ? hv.why : rounds.why;
+	}
 	// One rank of three or more waited in a collective, and none of the
 	// others ever did: they had finished or moved on, and the one that
 	// entered a collective alone (an extra barrier, a save only it ran)

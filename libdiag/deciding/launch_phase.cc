@@ -7,6 +7,7 @@
 // while others did (an out-of-memory in the first forward pass is not a
 // launch failure).
 #include "deciding/context.hh"
+#include "deciding/diagnose.hh"
 
 #include <cstdlib>
 #include <set>
@@ -221,7 +222,9 @@ void pass_launch_phase(diagnosis_context &cx)
 		if ((c.e->r ? c.e->r == d.first->r : c.e->rule_id == d.first->rule_id) && !long_after(*c.e)) {
 			if (c.e->rank >= 0) {
 				ranks.insert(c.e->rank);
-				hosts.insert(c.e->host);
+				// (A line under a rank's tag that names no host: where
+				// that rank ran.)
+				hosts.insert(c.e->host >= 0 ? c.e->host : rank_host(cx.ev, c.e->rank));
 			} else {
 				unranked_lines.insert((static_cast<uint64_t>(c.e->file) << 40) | c.e->line);
 				if (c.e->host >= 0)

@@ -22,6 +22,11 @@ namespace {
 constexpr int64_t kernel_lead_us = 15 * 60 * us_per_s;
 constexpr int64_t kernel_lead_known_start_us = 60 * us_per_s;
 constexpr int64_t kernel_tail_us = 5 * 60 * us_per_s;
+// A machine's record the job's own lines do not bound: its loss may come
+// a collective's timeout or more before the first of them that has a time
+// (a peer's watchdog half an hour later, a controller's line later still);
+// an hour more is another job's.
+constexpr int64_t record_lead_us = 60 * 60 * us_per_s;
 // An unprefixed line shares its writer with every rank: the file's progress
 // afterwards shows the job carried on only when it went on this long.
 constexpr int64_t shared_writer_survival_us = 120 * us_per_s;
@@ -33,14 +38,27 @@ bool is_kernel(const evidence &ev, const event &e)
 	return e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log;
 }
 
+// A cloud's or orchestrator's record (an operations list, a node's
+// events) pasted beside the job's output: like a kernel line, it tells
+// what happened to a machine, whichever job ran there then.
+bool is_infrastructure_record(const event &e)
+{
+	return e.r && e.r->family == "orchestrator";
+}
+
 void job_window(diagnosis_context &cx)
 {
 	evidence &ev = cx.ev;
 	int64_t lo = ev.job.start_us, hi = ev.job.end_us;
 	if (lo == no_time || hi == no_time) {
+		// (The records of machines count only where nothing of the job's
+		// own has a time.)
+		bool own_time = false;
+		for (const auto &e : ev.events)
+			own_time = own_time || (e.time_us != no_time && !is_kernel(ev, e) && !is_infrastructure_record(e));
 		int64_t mn = INT64_MAX, mx = INT64_MIN;
 		for (const auto &e : ev.events) {
-			if (e.time_us == no_time || is_kernel(ev, e))
+			if (e.time_us == no_time || is_kernel(ev, e) || (own_time && is_infrastructure_record(e)))
 				continue;
 			mn = std::min(mn, e.time_us);
 			mx = std::max(mx, e.time_us);
@@ -81,13 +99,14 @@ void drop_outside_window(diagnosis_context &cx)
 	// Only Slurm's End says when the job was over.
 	bool end_known = cx.ev.job.end_us != no_time;
 	for (auto &e : cx.ev.events) {
-		if (!is_kernel(cx.ev, e) || e.time_us == no_time || e.dropped)
+		if (!(is_kernel(cx.ev, e) || is_infrastructure_record(e)) || e.time_us == no_time || e.dropped)
 			continue;
 		// Seconds since boot are only as good as the boot time behind them.
 		int64_t lead = start_known && e.ts.kind != ts_kind::boot_relative
 				       ? kernel_lead_known_start_us +
 						 static_cast<int64_t>(cx.clk.uncertainty(e.host) * static_cast<double>(us_per_s))
-				       : kernel_lead_us;
+				       : is_kernel(cx.ev, e) ? kernel_lead_us
+							     : record_lead_us;
 		if (e.time_us < cx.job_start_us - lead || (end_known && e.time_us > cx.job_end_us + kernel_tail_us)) {
 			e.dropped = true;
 			e.why_not = "before or after the job";

@@ -131,12 +131,36 @@ bool one_rank_left(diagnosis_context &cx)
 	return true;
 }
 
+// The ranks printed a line in turn (a fetched sample, a step) until one
+// stopped while every other printed it twice more, and then the job was
+// stopped from outside (a cancel, its time limit): the others had gone on
+// to the collective it never reached, and the stop ended their wait. By
+// line order, so a stop with no time of its own counts too.
+bool stopped_after_one_fell_behind(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit)
+		return false;
+	hang_view behind = rank_missing_from_rounds(cx.ev);
+	if (behind.suspects.size() != 1)
+		return false;
+	// (The stop after it: a stop in the same file came later by line.)
+	for (const auto &g : cx.ev.round_gaps)
+		if (d.first && d.first->file == g.file && d.first->line < g.line)
+			return false;
+	ended_a_hang(d, behind.suspects[0], behind.why,
+		     "rank " + std::to_string(behind.suspects[0]) +
+			     " fell behind the others' lines before the job was stopped: the stop ended a hang");
+	return true;
+}
+
 } // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_seen_waiting(cx))
+	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_seen_waiting(cx) ||
+	    stopped_after_one_fell_behind(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;

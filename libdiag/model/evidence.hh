@@ -92,6 +92,17 @@ struct rank_step_mark {
 	const rule *r = nullptr; // its rule: steps of one kind of line compare
 };
 
+// A kind of line every rank printed in turn, which one rank stopped
+// printing while each other rank printed it at least twice more
+// (reading/rank_rounds.hh): that rank stopped taking part.
+struct round_gap {
+	uint32_t file = 0;
+	int rank = -1;
+	uint64_t line = 0;  // its last such line
+	int ranks = 0;      // how many ranks printed the kind
+	std::string sample; // one such line
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -128,6 +139,7 @@ public:
 	// Per rank (or task) and file: the step its last progress line named.
 	std::vector<rank_step_mark> rank_steps;
 	std::vector<plugin_task> plugin_tasks;
+	std::vector<round_gap> round_gaps;
 	// Per process that names its own rank in its text (a rank tag under a
 	// prefix with its pid: a Ray actor's "(Name pid=N) ... [Rank 3] ..."),
 	// keyed by (host, pid): the rank, how many lines said it, and whether

@@ -3,6 +3,7 @@
 #include "reading/event_scan.hh"
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
+#include "reading/rank_rounds.hh"
 #include "reading/text_clean.hh"
 
 #include <cstdlib>
@@ -943,6 +944,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		w.npending = 0;
 	};
 	bool labels_not_ranks = false;
+	rank_rounds rounds;
 	int file_rank = -1; // the last line that named its rank in a prefix
 	uint64_t file_rank_line = 0;
 	std::string_view raw;
@@ -1057,6 +1059,14 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					u.inherited_time = true;
 				}
 				untimed.clear();
+			}
+			// (A rank's line in turn, by its prefix or by what its text says.)
+			if (id.rank >= 0) {
+				rounds.note(id.body, id.rank, line_no);
+			} else if (r && r->kind == rule_kind::rank_tag) {
+				std::string_view said = caps.get("rank");
+				if (!said.empty() && said.size() < 8)
+					rounds.note(id.body, static_cast<int>(to_ll(said)), line_no);
 			}
 			if (deferred || !r)
 				return;
@@ -1649,6 +1659,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 									      kind_no == 2, progress_us});
 		}
 	}
+	// (Not when only the lines that can be events were looked at: a
+	// rank's other lines were not counted.)
+	if (!events_first)
+		rounds.conclude(file, ev.round_gaps);
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;

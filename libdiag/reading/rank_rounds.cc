@@ -1,0 +1,98 @@
+#include "reading/rank_rounds.hh"
+
+#include <algorithm>
+
+namespace diag {
+
+namespace {
+
+// Bounds: a file's distinct kinds of rank lines, and the text they hash.
+constexpr size_t max_kinds = 256;
+constexpr size_t max_body = 240;
+constexpr size_t max_ranks = 1u << 16;
+constexpr size_t sample_len = 100;
+
+// The line with its numbers taken out (a sample id, a step, the rank
+// itself when the text names it): lines of one kind hash alike.
+uint64_t kind_of(std::string_view body)
+{
+	uint64_t h = 1469598103934665603ull;
+	bool in_number = false;
+	size_t end = std::min(body.size(), max_body);
+	while (end > 0 && (body[end - 1] == ' ' || body[end - 1] == '\t' || body[end - 1] == '\r'))
+		end--;
+	for (size_t i = 0; i < end; i++) {
+		unsigned char c = static_cast<unsigned char>(body[i]);
+		bool digit = c >= '0' && c <= '9';
+		if (digit && in_number)
+			continue;
+		in_number = digit;
+		h = (h ^ (digit ? '#' : c)) * 1099511628211ull;
+	}
+	return h;
+}
+
+} // namespace
+
+void rank_rounds::note(std::string_view body, int rank, uint64_t line)
+{
+	// (Too short to be a kind of its own: a bare number, a bracket.)
+	if (rank < 0 || body.size() < 8)
+		return;
+	uint64_t k = kind_of(body);
+	auto it = kinds.find(k);
+	if (it == kinds.end()) {
+		if (kinds.size() >= max_kinds)
+			return;
+		it = kinds.emplace(k, line_kind{}).first;
+		// (Its numbers as N: the line of no rank in particular.)
+		std::string &sample = it->second.sample;
+		for (size_t i = 0; i < body.size() && sample.size() < sample_len; i++) {
+			bool digit = body[i] >= '0' && body[i] <= '9';
+			if (!digit)
+				sample.push_back(body[i]);
+			else if (i == 0 || body[i - 1] < '0' || body[i - 1] > '9')
+				sample.push_back('N');
+		}
+	}
+	auto &ranks = it->second.ranks;
+	if (ranks.size() >= max_ranks && !ranks.count(rank))
+		return;
+	rank_lines &r = ranks[rank];
+	if (r.count++ == 0)
+		r.first = line;
+	r.last[2] = r.last[1];
+	r.last[1] = r.last[0];
+	r.last[0] = line;
+}
+
+void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
+{
+	for (const auto &k : kinds) {
+		const auto &ranks = k.second.ranks;
+		// Three ranks at least: with two, which one is behind is a guess.
+		if (ranks.size() < 3)
+			continue;
+		const std::pair<const int, rank_lines> *behind = nullptr;
+		for (const auto &r : ranks)
+			if (!behind || r.second.last[0] < behind->second.last[0])
+				behind = &r;
+		// It printed the line in turn before it stopped (not a line that
+		// comes once, as a traceback's does).
+		if (behind->second.count < 3)
+			continue;
+		// Each other rank printed it before the one stopped too: their
+		// lines were interleaved, in turn (one rank's whole log after
+		// another's, each pod's in its section, says nothing of who stopped).
+		const uint64_t stopped = behind->second.last[0];
+		bool all_went_on = true;
+		for (const auto &r : ranks)
+			if (&r != behind && !(r.second.count >= 2 && r.second.last[1] > stopped && r.second.first < stopped))
+				all_went_on = false;
+		if (!all_went_on)
+			continue;
+		out.push_back(round_gap{file, behind->first, stopped, static_cast<int>(ranks.size()), k.second.sample});
+	}
+}
+
+} // namespace diag
