@@ -371,6 +371,8 @@ hang_view rank_missing_from_rounds(const evidence &ev)
 	hang_view hv;
 	const round_gap *gap = nullptr;
 	for (const auto &g : ev.round_gaps) {
+		if (g.is_task && !ev.tasks_are_ranks)
+			continue;
 		if (gap && gap->rank != g.rank)
 			return hv; // kinds of line that disagree single no one out
 		if (!gap || g.ranks > gap->ranks)

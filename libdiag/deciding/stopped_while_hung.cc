@@ -146,7 +146,7 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 		return false;
 	// (The stop after it: a stop in the same file came later by line.)
 	for (const auto &g : cx.ev.round_gaps)
-		if (d.first && d.first->file == g.file && d.first->line < g.line)
+		if (d.first && d.first->file == g.file && d.first->line < g.line && (!g.is_task || cx.ev.tasks_are_ranks))
 			return false;
 	ended_a_hang(d, behind.suspects[0], behind.why,
 		     "rank " + std::to_string(behind.suspects[0]) +

@@ -97,7 +97,8 @@ struct rank_step_mark {
 // (reading/rank_rounds.hh): that rank stopped taking part.
 struct round_gap {
 	uint32_t file = 0;
-	int rank = -1;
+	int rank = -1;      // or srun's task, when is_task
+	bool is_task = false;
 	uint64_t line = 0;  // its last such line
 	int ranks = 0;      // how many ranks printed the kind
 	std::string sample; // one such line

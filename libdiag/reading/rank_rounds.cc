@@ -1,6 +1,7 @@
 #include "reading/rank_rounds.hh"
 
 #include <algorithm>
+#include <utility>
 
 namespace diag {
 
@@ -91,7 +92,13 @@ void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 				all_went_on = false;
 		if (!all_went_on)
 			continue;
-		out.push_back(round_gap{file, behind->first, stopped, static_cast<int>(ranks.size()), k.second.sample});
+		round_gap g;
+		g.file = file;
+		g.rank = behind->first;
+		g.line = stopped;
+		g.ranks = static_cast<int>(ranks.size());
+		g.sample = k.second.sample;
+		out.push_back(std::move(g));
 	}
 }
 

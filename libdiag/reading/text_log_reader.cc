@@ -944,7 +944,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		w.npending = 0;
 	};
 	bool labels_not_ranks = false;
-	rank_rounds rounds;
+	rank_rounds rounds, task_rounds; // (srun's tasks are ranks or not: known later)
 	int file_rank = -1; // the last line that named its rank in a prefix
 	uint64_t file_rank_line = 0;
 	std::string_view raw;
@@ -1063,6 +1063,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			// (A rank's line in turn, by its prefix or by what its text says.)
 			if (id.rank >= 0) {
 				rounds.note(id.body, id.rank, line_no);
+			} else if (id.task >= 0) {
+				task_rounds.note(id.body, id.task, line_no);
 			} else if (r && r->kind == rule_kind::rank_tag) {
 				std::string_view said = caps.get("rank");
 				if (!said.empty() && said.size() < 8)
@@ -1661,8 +1663,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	}
 	// (Not when only the lines that can be events were looked at: a
 	// rank's other lines were not counted.)
-	if (!events_first)
+	if (!events_first) {
 		rounds.conclude(file, ev.round_gaps);
+		const size_t ranks_end = ev.round_gaps.size();
+		task_rounds.conclude(file, ev.round_gaps);
+		for (size_t i = ranks_end; i < ev.round_gaps.size(); i++)
+			ev.round_gaps[i].is_task = true;
+	}
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;
