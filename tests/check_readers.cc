@@ -591,6 +591,17 @@ START_TEST(sniff_kinds)
 	ck_assert(k.kind == source_kind::nccl_log);
 	k = sniff_source("0: hello\n1: world\n");
 	ck_assert(k.kind == source_kind::job_log);
+	// A machine's whole journal (not only its kernel's lines) is its record
+	// too, in journalctl's ISO form and in syslog's.
+	k = sniff_source("2025-11-04T10:10:47+0900 ws3 systemd[1911]: Started vte-spawn-5d0c.scope.\n"
+			 "2025-11-04T11:00:01+0900 ws3 CRON[44102]: (root) CMD (true)\n"
+			 "2025-11-04T11:16:58+0900 ws3 kernel: workqueue: hogged CPU\n");
+	ck_assert(k.kind == source_kind::kernel_log);
+	k = sniff_source("Nov  4 11:18:20 ws3 systemd-oomd[987]: Killed x.scope due to memory pressure\n"
+			 "Nov  4 11:18:21 ws3 gnome-shell[2201]: warning\n");
+	ck_assert(k.kind == source_kind::kernel_log);
+	k = sniff_source("2025-11-04T11:18:20 step 100 loss: 2.31\n2025-11-04T11:18:21 INFO rank 0: saved\n");
+	ck_assert(k.kind == source_kind::job_log);
 	// A job's output with NCCL_DEBUG=INFO opens with NCCL's lines among its
 	// own: still the job's log (its banners, date lines and launcher lines
 	// are read as such); NCCL_DEBUG_FILE's holds NCCL's alone.

@@ -42,6 +42,48 @@ bool kernelish(std::string_view l)
 	return false;
 }
 
+// A machine's system journal line (journalctl without -k, /var/log/syslog
+// or messages): "<time> <host> <program>[<pid>]: <text>", the time ISO
+// ("2025-11-04T11:18:20+0900") or syslog's ("Nov  4 11:18:20"). A node's
+// record like its kernel's, whichever daemon wrote the line.
+bool journalish(std::string_view l)
+{
+	auto is_word = [](char c) {
+		return isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/' || c == '@';
+	};
+	size_t i = 0;
+	if (l.size() > 20 && isdigit(static_cast<unsigned char>(l[0])) && l[4] == '-' && l[7] == '-' && l[10] == 'T') {
+		i = l.find(' ');
+		if (i == std::string_view::npos)
+			return false;
+	} else if (l.size() > 16 && isupper(static_cast<unsigned char>(l[0])) && l[3] == ' ' && l[9] == ':' && l[12] == ':') {
+		i = 15;
+	} else {
+		return false;
+	}
+	while (i < l.size() && l[i] == ' ')
+		i++;
+	size_t host = i;
+	while (i < l.size() && is_word(l[i]))
+		i++;
+	if (i == host || i >= l.size() || l[i] != ' ')
+		return false;
+	size_t prog = ++i;
+	while (i < l.size() && is_word(l[i]))
+		i++;
+	if (i == prog || i >= l.size())
+		return false;
+	if (l[i] == '[') {
+		size_t pid = ++i;
+		while (i < l.size() && isdigit(static_cast<unsigned char>(l[i])))
+			i++;
+		if (i == pid || i >= l.size() || l[i] != ']')
+			return false;
+		i++;
+	}
+	return i + 1 < l.size() && l[i] == ':' && l[i + 1] == ' ';
+}
+
 } // namespace
 
 sniff_result sniff_source(std::string_view head)
@@ -121,7 +163,7 @@ sniff_result sniff_source(std::string_view head)
 	}
 	size_t kern = 0, nccl = 0;
 	for (auto l : lines) {
-		if (kernelish(l))
+		if (kernelish(l) || journalish(l))
 			kern++;
 		line_identity id = parse_prefix(l);
 		if (id.nccl && id.rank < 0 && id.task < 0)
