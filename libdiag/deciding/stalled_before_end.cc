@@ -46,21 +46,8 @@ void pass_stalled_before_end(diagnosis_context &cx)
 		if (end != INT64_MIN && end - p.second >= hang_silence_us)
 			longest = std::max(longest, end - p.second);
 	}
-	if (longest == 0) {
-		// No silence measured (lines without times): one rank that fell
-		// behind the others' lines in turn says the same.
-		hang_view behind = rank_missing_from_rounds(ev);
-		if (behind.suspects.size() != 1)
-			return;
-		d.cls = failure_class::collective_hang;
-		d.confidence = "low";
-		d.first_rank = behind.suspects[0];
-		d.rank_singled_out = true;
-		d.hang_why = behind.why;
-		d.notes.push_back("no error explains the end, but rank " + std::to_string(behind.suspects[0]) +
-				  " stopped taking part while the others went on: it hung");
+	if (longest == 0)
 		return;
-	}
 	const long long minutes = longest / (60LL * 1000000);
 	d.cls = failure_class::collective_hang;
 	d.confidence = "low";
