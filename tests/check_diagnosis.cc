@@ -914,6 +914,28 @@ START_TEST(a_machines_record_from_the_day_before_is_another_jobs)
 }
 END_TEST
 
+START_TEST(a_crash_under_ctrl_c_is_its_teardown)
+{
+	// Ctrl-C, then a rank unwinding aborts: the user stopped the job; the
+	// abort below is what the stop tore down. The same abort with no stop
+	// above it is the job's end.
+	for (bool stopped : {true, false}) {
+		bundle b;
+		std::string t = "epoch 3 step 200 loss 2.31\n";
+		if (stopped)
+			t += "^CTraceback (most recent call last):\n"
+			     "  File \"train.py\", line 9, in <module>\n"
+			     "    main()\n"
+			     "KeyboardInterrupt\n";
+		t += "terminate called without an active exception\n"
+		     "Segmentation fault (core dumped)\n";
+		b.file("job.log", t);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), stopped ? "user_cancel" : "segfault");
+	}
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -1037,6 +1059,7 @@ static Suite *suite()
 	tcase_add_test(t, a_node_back_before_another_was_lost_did_not_end_the_job);
 	tcase_add_test(t, a_rank_missing_from_the_rounds_before_a_ctrl_c_hung);
 	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);
+	tcase_add_test(t, a_crash_under_ctrl_c_is_its_teardown);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -107,6 +107,15 @@ void end_without_cause(evidence &ev, event *first)
 			e.role = event_role::victim;
 			e.why_not = "a remote shell closed by the stop before it";
 		}
+	// So are the native crashes of processes dying under it, below it in
+	// its file (a DataLoader worker's segfault, "terminate called
+	// recursively" as a rank unwinds): they did not end the job.
+	for (auto &e : ev.events)
+		if (&e != first && !e.dropped && e.role == event_role::initiating && e.cls == failure_class::segfault &&
+		    e.file == first->file && e.line > first->line) {
+			e.role = event_role::victim;
+			e.why_not = "after the stop: its teardown";
+		}
 }
 
 // srun's "STEP J.S ON node CANCELLED AT t" names no reason: scancel, or
