@@ -936,6 +936,25 @@ START_TEST(a_crash_under_ctrl_c_is_its_teardown)
 }
 END_TEST
 
+START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
+{
+	// torchrun --standalone (or --nnodes=1) started every rank on one
+	// node: --tee's "[default2]:" local rank 2 is global rank 2. An elastic
+	// range of nodes says no such thing.
+	for (const char *nnodes : {"--standalone --nnodes=1", "--nnodes=1:4"}) {
+		bundle b;
+		b.file("job.log", std::string("$ torchrun ") + nnodes +
+					  " --nproc_per_node=4 --tee 3 train.py\n"
+					  "[default0]:ep 3 train, step 25, ctc 2.133, ce 1.579, fer 0.282\n"
+					  "[default2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 264.00 MiB. "
+					  "GPU 2 has a total capacity of 22.03 GiB of which 238.88 MiB is free.\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "cuda_oom");
+		ck_assert_int_eq(v.first_rank, std::string(nnodes).find(':') == std::string::npos ? 2 : -1);
+	}
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -1060,6 +1079,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_missing_from_the_rounds_before_a_ctrl_c_hung);
 	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);
 	tcase_add_test(t, a_crash_under_ctrl_c_is_its_teardown);
+	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	suite_add_tcase(s, t);

@@ -242,10 +242,13 @@ void resolve_agent_workers(evidence &ev)
 // ranks are the global ones.
 void resolve_unlabelled_agent(evidence &ev)
 {
-	for (const auto &e : ev.events)
+	bool one_node_launch = false; // torchrun --standalone, --nnodes 1
+	for (const auto &e : ev.events) {
 		if (e.task >= 0 && e.local_rank >= 0)
 			return; // srun's labels say which agent
-	if (nodes_in_job(ev) != 1)
+		one_node_launch = one_node_launch || (!e.dropped && !e.capture("one_node").empty());
+	}
+	if (nodes_in_job(ev) != 1 && !one_node_launch)
 		return;
 	for (auto &e : ev.events)
 		if (e.rank < 0 && e.task < 0 && e.local_rank >= 0 && ev.sources()[e.file].kind != source_kind::kernel_log)
