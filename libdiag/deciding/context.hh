@@ -91,6 +91,8 @@ hang_view ranks_behind_in_steps(const evidence &ev);
 // The one rank that stopped printing a line the others went on printing
 // in turn (hang_structure.cc; reading/rank_rounds.hh).
 hang_view rank_missing_from_rounds(const evidence &ev);
+// Whether a round gap names a rank (a task's names one where tasks are ranks).
+bool gap_counts(const evidence &ev, const round_gap &g);
 bool job_level(failure_class c);
 // Whether a node-failure event's host is the node lost, not the survivor
 // that reported it (fault_choice.cc).

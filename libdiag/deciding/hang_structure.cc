@@ -366,12 +366,17 @@ hang_view ranks_behind_in_steps(const evidence &ev)
 	return hv;
 }
 
+bool gap_counts(const evidence &ev, const round_gap &g)
+{
+	return !g.is_task || ev.tasks_are_ranks;
+}
+
 hang_view rank_missing_from_rounds(const evidence &ev)
 {
 	hang_view hv;
 	const round_gap *gap = nullptr;
 	for (const auto &g : ev.round_gaps) {
-		if (g.is_task && !ev.tasks_are_ranks)
+		if (!gap_counts(ev, g))
 			continue;
 		if (gap && gap->rank != g.rank)
 			return hv; // kinds of line that disagree single no one out
@@ -417,9 +422,11 @@ void pass_hang_structure(diagnosis_context &cx)
 		missing_from_named_world(cx.ev, hv);
 	if (hv.suspects.empty() && hv.reporting() > 0) {
 		hang_view rounds = rank_missing_from_rounds(cx.ev);
-		hv.suspects = rounds.suspects;
-		hv.suspect_why = rounds.suspect_why;
-		hv.why = rounds.why.empty() ? hv.why : rounds.why;
+		if (!rounds.suspects.empty()) {
+			hv.suspects = rounds.suspects;
+			hv.suspect_why = rounds.suspect_why;
+			hv.why = rounds.why;
+		}
 	}
 	// One rank of three or more waited in a collective, and none of the
 	// others ever did: they had finished or moved on, and the one that

@@ -145,9 +145,10 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 	if (behind.suspects.size() != 1)
 		return false;
 	// (The stop after it: a stop in the same file came later by line.)
-	for (const auto &g : cx.ev.round_gaps)
-		if (d.first && d.first->file == g.file && d.first->line < g.line && (!g.is_task || cx.ev.tasks_are_ranks))
-			return false;
+	if (d.first)
+		for (const auto &g : cx.ev.round_gaps)
+			if (gap_counts(cx.ev, g) && d.first->file == g.file && d.first->line < g.line)
+				return false;
 	ended_a_hang(d, behind.suspects[0], behind.why,
 		     "rank " + std::to_string(behind.suspects[0]) +
 			     " fell behind the others' lines before the job was stopped: the stop ended a hang");
