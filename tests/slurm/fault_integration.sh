@@ -76,8 +76,16 @@ truncate)
 	tp=\$!
 	"$EPILOG" -c "\$conf"; rc=\$?
 	kill \$tp 2>/dev/null; wait \$tp 2>/dev/null ;;
-sigterm) "$EPILOG" -c "\$conf" & p=\$!; sleep 2; kill -TERM \$p; wait \$p; rc=\$? ;;
-slow) sleep 5; "$EPILOG" -c "\$conf"; rc=\$? ;;
+sigterm)
+	# The SIGTERM once this node's share is done (it then waits for node2's),
+	# not after a fixed time: on a loaded machine the gathering takes longer.
+	"$EPILOG" -c "\$conf" & p=\$!
+	for i in \$(seq 1 200); do [ -e "$STATE/\$SLURM_JOB_ID/done/\$SLURMD_NODENAME" ] && break; sleep 0.1; done
+	sleep 0.5; kill -TERM \$p; wait \$p; rc=\$? ;;
+slow)
+	# Until node1's share is done, then some more: node1 is waiting for this.
+	for i in \$(seq 1 200); do [ -e "$STATE/\$SLURM_JOB_ID/done/node1" ] && break; sleep 0.1; done
+	sleep 5; "$EPILOG" -c "\$conf"; rc=\$? ;;
 twice)
 	"$EPILOG" -c "\$conf" & p1=\$!
 	"$EPILOG" -c "\$conf" & p2=\$!
