@@ -49,7 +49,13 @@ void diagnose_job(run_state &s, int jfd)
 	std::string report_where = write_reports(s, v, txt);
 
 	std::string comment_status = "no verdict";
-	if (d.ok && !v.comment.empty())
+	// Stopped early, "no recognisable cause" says what was not read yet,
+	// not what the job did: the report has it, the user's Comment does not.
+	bool stopped_unknown = stop_requested() && (v.comment.rfind("denpex: unknown:", 0) == 0 ||
+						    v.comment.rfind("denpex: unknown ", 0) == 0);
+	if (d.ok && !v.comment.empty() && stopped_unknown)
+		comment_status = "Comment not written: stopped by SIGTERM before any cause was found";
+	else if (d.ok && !v.comment.empty())
 		comment_status = post_verdict(s, v.comment, report_where);
 	// The outcome in the report too (the report was written before trying).
 	if (report_where != "none")

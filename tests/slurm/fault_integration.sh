@@ -4,7 +4,7 @@
 #   the job's output vanishes, or is truncated while it is read; 10,000 files
 #   in the job's spool; the report dir or the state dir full (a small tmpfs),
 #   read-only or missing; slurmctld down; slurmdbd stopped (SIGSTOP) for
-#   longer than the deadline; SIGTERM to the epilog in the middle; two
+#   longer than the deadline; SIGTERM to the epilog at its start and in the middle; two
 #   epilogs for one job at once; the node's clock off by hours (faketime on
 #   the epilog alone: the host's clock is never touched); the epilog under
 #   valgrind (memcheck; any error fails); the plugin under --denpex= values
@@ -82,6 +82,16 @@ sigterm)
 	"$EPILOG" -c "\$conf" & p=\$!
 	for i in \$(seq 1 200); do [ -e "$STATE/\$SLURM_JOB_ID/done/\$SLURMD_NODENAME" ] && break; sleep 0.1; done
 	sleep 0.5; kill -TERM \$p; wait \$p; rc=\$? ;;
+sigterm0)
+	# As soon as its worker runs (its handlers are set by then), before this
+	# node's share is gathered: nothing of the job's is read.
+	"$EPILOG" -c "\$conf" & p=\$!
+	# (The program itself, past libtool's wrapper script, and its worker.)
+	for i in \$(seq 1 2000); do
+		readlink /proc/\$p/exe 2>/dev/null | grep -q denpex-epilog && pgrep -P \$p >/dev/null && break
+		sleep 0.005
+	done
+	kill -TERM \$p; wait \$p; rc=\$? ;;
 slow)
 	# Until node1's share is done, then some more: node1 is waiting for this.
 	for i in \$(seq 1 200); do [ -e "$STATE/\$SLURM_JOB_ID/done/node1" ] && break; sleep 0.1; done
@@ -281,6 +291,12 @@ $FAIL_PY")
 		add "SIGTERM in the middle" "$j" "" 3
 		CASE_ORDER+=("SIGTERM in the middle")
 	fi
+	if want sigterm0; then
+		j=$(submit_held term0 -N1 -- "$FAIL_PY")
+		echo sigterm0 >"$CTL/$j.mode"
+		add "SIGTERM at the start" "$j"
+		CASE_ORDER+=("SIGTERM at the start")
+	fi
 	if want clock; then
 		# An earlier job's OOM kill of this user's process, in the kernel
 		# log before these jobs start: on the node's moved clock it would
@@ -363,6 +379,11 @@ if want sigterm; then
 	j=${JOB[SIGTERM in the middle]}
 	check "SIGTERM: the report says the run was stopped" report_has "$j" 'stopped by SIGTERM'
 	check "SIGTERM: --flush wrote the queued verdict (Comment '$(comment_of "$j")')" matches "$(comment_of "$j")" '^denpex: python_exception'
+fi
+if want sigterm0; then
+	j=${JOB[SIGTERM at the start]}
+	check "SIGTERM at the start: no 'unknown' of its own making in the Comment ('$(comment_of "$j")')" test -z "$(comment_of "$j")"
+	check "SIGTERM at the start: the report says why" report_has "$j" 'stopped by SIGTERM before any cause was found'
 fi
 if want clock; then
 	for o in + -; do
