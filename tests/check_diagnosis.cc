@@ -751,6 +751,60 @@ START_TEST(the_one_rank_that_finished_left_the_others_waiting)
 }
 END_TEST
 
+START_TEST(a_rank_that_says_it_finished_in_its_text_left_the_others)
+{
+	// No launcher prefix: each rank names itself in its text ("[rank 2]").
+	// Rank 0 alone said its training loop ended; ranks 1 to 3 kept printing
+	// their steps and were left in a collective until the job was deleted.
+	// Rank 0's word without the others in turn is no one left waiting.
+	for (bool others_seen : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int step = 100; step <= 400; step += 100)
+			for (int r = 0; r < 4; r++)
+				if (others_seen || r == 0)
+					log += "[rank " + std::to_string(r) + "] epoch 2 iter " + std::to_string(step) +
+					       "/400 loss 1.2 lr 0.1\n";
+		log += "[rank 0] training loop ended after epoch 2, saving /ckpt/rank0.pt\n"
+		       "slurmstepd: error: *** JOB 4410388 ON lt-g21 CANCELLED AT 2019-10-17T16:42:55 ***\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (others_seen) {
+			DIAG_CK_VERDICT(v, "collective_hang", 0);
+		} else {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		}
+	}
+}
+END_TEST
+
+START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
+{
+	// Horovod's stall inspector, no times on its lines: it reports once a
+	// minute, so eight separate reports naming rank 4 are eight minutes of
+	// the others waiting before the cancel; the cancel ended a hang. Two
+	// reports (a stall the cancel merely interrupted) leave the cancel.
+	for (int reports : {8, 2}) {
+		bundle b;
+		std::string log = "Epoch 3/40\n";
+		for (int i = 0; i < reports; i++)
+			log += "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by subset "
+			       "of ranks and are waiting for remainder of ranks for more than 60 seconds.\n"
+			       "Stalled ops:\n"
+			       "MetricAverageCallback/HorovodAllreduce_MetricAverageCallback_loss_0 [missing ranks: 4]\n"
+			       "MetricAverageCallback/HorovodAllreduce_MetricAverageCallback_acc_0 [missing ranks: 4]\n";
+		log += "slurmstepd: error: *** JOB 2231907 ON gpu-k07 CANCELLED AT 2018-11-07T23:41:18 ***\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (reports == 8) {
+			DIAG_CK_VERDICT(v, "collective_hang", 4);
+		} else {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_first_host_comes_with_its_other_names)
 {
 	// The job's lines name pods; kubectl's row gives the pod's node, and an
@@ -1072,6 +1126,8 @@ static Suite *suite()
 	tcase_add_test(t, the_end_of_a_one_node_job_names_its_node);
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
+	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
+	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);

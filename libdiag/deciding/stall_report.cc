@@ -133,7 +133,7 @@ void pass_stall_report(diagnosis_context &cx)
 			grew = false;
 			for (const auto &e : cx.ev.events)
 				if (!e.dropped && e.file == last->file && !e.capture("missing_rank").empty() && e.line < run_start &&
-				    run_start - e.line <= 3) {
+				    run_start - e.line <= 1) {
 					run_start = e.line;
 					grew = true;
 				}

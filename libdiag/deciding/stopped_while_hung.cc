@@ -49,16 +49,27 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	// in the same file than every report, came after the last one.
 	int64_t first_stall = INT64_MAX, last_stall = INT64_MIN;
 	bool all_before = true;
-	for (const auto &e : cx.ev.events)
-		if (!e.dropped && e.time_us != no_time &&
-		    (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty() ||
-		     !e.capture("barrier_world").empty())) {
-			first_stall = std::min(first_stall, e.time_us);
-			last_stall = std::max(last_stall, e.time_us);
-			all_before = all_before && e.file == d.first->file && e.line < d.first->line;
+	// Reports with no time, above the stop in its file: the inspector
+	// repeats its report once per check (a minute by default), so the
+	// separate runs of report lines count the minutes.
+	int untimed_runs = 0;
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || (e.capture("missing_rank").empty() && e.capture("ready_ranks").empty() &&
+				  e.capture("barrier_world").empty()))
+			continue;
+		if (e.time_us == no_time) {
+			if (e.file == d.first->file && e.line < d.first->line)
+				untimed_runs = std::max(untimed_runs, e.reading_runs);
+			continue;
 		}
+		first_stall = std::min(first_stall, e.time_us);
+		last_stall = std::max(last_stall, e.time_us);
+		all_before = all_before && e.file == d.first->file && e.line < d.first->line;
+	}
 	int64_t stop = d.first->time_us != no_time ? d.first->time_us : all_before ? last_stall : INT64_MIN;
-	if (first_stall == INT64_MAX || stop == INT64_MIN || stop - first_stall < reported_stall_us)
+	const bool long_by_time = first_stall != INT64_MAX && stop != INT64_MIN && stop - first_stall >= reported_stall_us;
+	const bool long_by_count = first_stall == INT64_MAX && untimed_runs > reported_stall_us / (60LL * 1000000);
+	if (!long_by_time && !long_by_count)
 		return false;
 	ended_a_hang(d, cx.hv.suspects[0], cx.hv.why,
 		     "the other ranks' stall reports named rank " + std::to_string(cx.hv.suspects[0]) +
@@ -110,7 +121,7 @@ bool one_rank_left(diagnosis_context &cx)
 	if (!left)
 		return false;
 	// Others were there to be left: the job's world, or other ranks seen.
-	bool others = cx.ev.ranks.world_size() >= 2;
+	bool others = cx.ev.ranks.world_size() >= 2 || cx.ev.round_ranks >= 2;
 	for (const auto &e : cx.ev.events)
 		others = others || (e.rank >= 0 && e.rank != left->rank);
 	for (const auto &m : cx.ev.rank_progress)

@@ -54,6 +54,9 @@ struct event {
 	bool handled = false; // the line, or the next on its writer, says it was dealt with (retry, skip, recover)
 	bool at_startup = false; // the line names code that runs only while the job starts (a startup rule), or ends a traceback through it
 	bool dropped = false;
+	// A reading repeated (a wait still reported): how many separate runs of
+	// it its writer printed up to this one (runs: more than one other line apart).
+	int reading_runs = 1;
 
 	std::string capture(const std::string &name) const
 	{

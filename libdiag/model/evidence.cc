@@ -83,6 +83,14 @@ long evidence::add(event &&e)
 	// past the cap it takes the place of the writer's last one.
 	const bool reading = !e.capture("host_mem_percent").empty() || !e.capture("barrier_world").empty() ||
 			     !e.capture("missing_rank").empty();
+	if (reading) {
+		reading_runs &rr = ev_reading_runs[writer];
+		if (rr.runs == 0 || rr.file != e.file || e.line > rr.line + 2)
+			rr.runs++;
+		rr.file = e.file;
+		rr.line = e.line;
+		e.reading_runs = rr.runs;
+	}
 	if (!always && kept >= keep_per_writer && reading) {
 		auto at = ev_last_reading.find(writer);
 		if (at == ev_last_reading.end())

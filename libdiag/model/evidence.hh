@@ -141,6 +141,9 @@ public:
 	std::vector<rank_step_mark> rank_steps;
 	std::vector<plugin_task> plugin_tasks;
 	std::vector<round_gap> round_gaps;
+	// The most ranks seen printing one kind of line in turn in one file
+	// (by their prefix or their text): ranks taking part.
+	int round_ranks = 0;
 	// Per process that names its own rank in its text (a rank tag under a
 	// prefix with its pid: a Ray actor's "(Name pid=N) ... [Rank 3] ..."),
 	// keyed by (host, pid): the rank, how many lines said it, and whether
@@ -164,6 +167,12 @@ private:
 	std::vector<source_file> ev_sources;
 	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
 	std::unordered_map<std::string, size_t> ev_last_reading; // rule|writer -> its newest reading's index
+	struct reading_runs {
+		uint32_t file = 0;
+		uint64_t line = 0;
+		int runs = 0;
+	};
+	std::unordered_map<std::string, reading_runs> ev_reading_runs; // rule|writer -> its runs so far
 	uint64_t ev_order = 0;
 };
 

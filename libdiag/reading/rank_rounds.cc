@@ -67,6 +67,18 @@ void rank_rounds::note(std::string_view body, int rank, uint64_t line)
 	r.last[0] = line;
 }
 
+int rank_rounds::most_ranks() const
+{
+	int most = 0;
+	for (const auto &k : kinds) {
+		int n = 0;
+		for (const auto &r : k.second.ranks)
+			n += r.second.count >= 2;
+		most = std::max(most, n);
+	}
+	return most;
+}
+
 void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 {
 	for (const auto &k : kinds) {

@@ -22,6 +22,9 @@ public:
 	void note(std::string_view body, int rank, uint64_t line);
 	// At the file's end: each kind of line that singles one rank out.
 	void conclude(uint32_t file, std::vector<round_gap> &out) const;
+	// The most ranks that printed one kind of line twice or more: ranks
+	// seen taking part, where nothing else names them.
+	int most_ranks() const;
 
 private:
 	struct rank_lines {

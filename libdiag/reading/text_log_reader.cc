@@ -1069,6 +1069,14 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				std::string_view said = caps.get("rank");
 				if (!said.empty() && said.size() < 8)
 					rounds.note(id.body, static_cast<int>(to_ll(said)), line_no);
+			} else if (h ? (h->markers & marker_rank) != 0
+				     : id.body.find("[rank") != std::string_view::npos ||
+					       id.body.find("[RANK") != std::string_view::npos) {
+				// Any other line that names its rank in its text ("[rank 2]
+				// epoch 1 iter 300/391 ...", a progress line): a round of
+				// that rank's too.
+				if (int said = rules.rank_in_text(id.body); said >= 0)
+					rounds.note(id.body, said, line_no);
 			}
 			if (deferred || !r)
 				return;
@@ -1152,7 +1160,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				e.rank = body_rank(id.body);
 			// A logger format may name the writer's host beside its rank.
 			std::string text_host;
-			if (e.rank < 0 && e.role != event_role::context)
+			// (A rank's word that its work is over is context, but whose it
+			// is decides who left the others waiting.)
+			if (e.rank < 0 && (e.role != event_role::context || !caps.get("left_early").empty()))
 				e.rank = rules.rank_in_text(id.body, &text_host, id.ray_actor);
 			// A message that runs over several lines ("[Rank 2] ... NCCL
 			// error: ..., NCCL version X", then "ncclSystemError: ...",
@@ -1665,6 +1675,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// rank's other lines were not counted.)
 	if (!events_first) {
 		rounds.conclude(file, ev.round_gaps);
+		ev.round_ranks = std::max(ev.round_ranks, rounds.most_ranks());
 		const size_t ranks_end = ev.round_gaps.size();
 		task_rounds.conclude(file, ev.round_gaps);
 		for (size_t i = ranks_end; i < ev.round_gaps.size(); i++)
