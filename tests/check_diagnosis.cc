@@ -805,6 +805,50 @@ START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
 }
 END_TEST
 
+START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
+{
+	// py-spy's dumps of the eight ranks (pids 2000-2007, from NCCL's init
+	// lines), taken before the time limit: seven main threads wait in the
+	// same frames, rank 6's alone is in its DataLoader. The others waited
+	// for it; the limit ended their wait. When every rank's frames are the
+	// same, nobody differs and the time limit stays the verdict.
+	for (bool one_differs : {true, false}) {
+		bundle b;
+		b.file("job.log", two_nodes_of_four() +
+					  "slurmstepd: error: *** JOB 7731904 ON node01 CANCELLED AT 2022-12-06T18:02:24 "
+					  "DUE TO TIME LIMIT ***\n");
+		std::string dump;
+		for (int r = 0; r < 8; r++) {
+			if (r % 4 == 0)
+				dump += std::string("==> spy-") + (r < 4 ? "node01" : "node02") + ".out <==\n";
+			dump += "Process " + std::to_string(2000 + r) + ": python train.py --epochs 30\n"
+				"Python v3.9.15 (/opt/envs/cls/bin/python3.9)\n\n"
+				"Thread " + std::to_string(2000 + r) + " (active): \"MainThread\"\n";
+			if (one_differs && r == 6)
+				dump += "    _try_get_data (torch/utils/data/dataloader.py:1133)\n"
+					"    __next__ (torch/utils/data/dataloader.py:628)\n";
+			else
+				dump += "    item (torch/_tensor.py:1021)\n";
+			dump += "    train_one_epoch (train.py:203)\n"
+				"    <module> (train.py:361)\n"
+				"Thread 31" + std::to_string(r) + " (idle): \"Thread-2\"\n"
+				"    _pin_memory_loop (torch/utils/data/_utils/pin_memory.py:58)\n\n";
+		}
+		// A DataLoader worker of rank 6, in its own loop: not a rank.
+		dump += "Process 5821: python train.py --epochs 30\n"
+			"Thread 5821 (idle): \"MainThread\"\n"
+			"    _worker_loop (torch/utils/data/_utils/worker.py:302)\n";
+		b.file("py-spy.txt", dump);
+		verdict v = b.run();
+		if (one_differs) {
+			DIAG_CK_VERDICT(v, "collective_hang", 6);
+		} else {
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_first_host_comes_with_its_other_names)
 {
 	// The job's lines name pods; kubectl's row gives the pod's node, and an
@@ -1128,6 +1172,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
+	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);

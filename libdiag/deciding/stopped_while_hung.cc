@@ -9,7 +9,9 @@
 #include "reading/timestamp.hh"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -142,6 +144,75 @@ bool one_rank_left(diagnosis_context &cx)
 	return true;
 }
 
+// The host a dump's prefix or header names: the longest host of the job
+// whose name stands in it as a word of its own ("==> spy-node07.out <==").
+int dump_host(const evidence &ev, const stack_dump &s)
+{
+	if (!s.host.empty())
+		return ev.find_host(s.host);
+	int best = -1;
+	size_t best_len = 0;
+	auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+	for (size_t h = 0; h < ev.host_count(); h++) {
+		const std::string &name = ev.host_name(static_cast<int>(h));
+		if (name.size() < 3 || name.size() <= best_len)
+			continue;
+		for (size_t at = s.header.find(name); at != std::string::npos; at = s.header.find(name, at + 1)) {
+			size_t end = at + name.size();
+			if ((at == 0 || !word_char(s.header[at - 1])) && (end == s.header.size() || !word_char(s.header[end]))) {
+				best = static_cast<int>(h);
+				best_len = name.size();
+				break;
+			}
+		}
+	}
+	return best;
+}
+
+// Stack dumps of the job's live processes (py-spy's, taken while it ran)
+// in which every rank's main thread sat in the same frames but one's, and
+// then the job was stopped from outside (or hung with no rank singled
+// out): the others were waiting for that one, and the stop ended their
+// wait. Three ranks at least: with two, which one is odd is a guess.
+bool stopped_while_one_stack_differed(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
+	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
+	if ((!stopped && !hang_without_rank) || cx.ev.stack_dumps.empty())
+		return false;
+	// The last dump of each process (a sweep may dump one twice), not a
+	// DataLoader worker's.
+	std::map<std::pair<std::string, int>, const stack_dump *> last;
+	for (const auto &s : cx.ev.stack_dumps)
+		if (!s.worker && s.main_frames > 0)
+			last[{s.host.empty() ? s.header : s.host, s.pid}] = &s;
+	if (last.size() < 3)
+		return false;
+	std::map<uint64_t, std::vector<const stack_dump *>> groups;
+	for (const auto &l : last)
+		groups[l.second->main_stack].push_back(l.second);
+	if (groups.size() != 2)
+		return false;
+	const stack_dump *odd = nullptr;
+	for (const auto &g : groups)
+		if (g.second.size() == 1)
+			odd = g.second.front();
+	if (!odd || last.size() - 1 < 2)
+		return false;
+	const int host = dump_host(cx.ev, *odd);
+	int rank = cx.ev.ranks.rank_of_pid(host, odd->pid);
+	if (rank < 0 && odd->local_rank >= 0 && host >= 0)
+		rank = cx.ev.ranks.rank_of_local(host, odd->local_rank);
+	ended_a_hang(d, rank, "its main thread alone was elsewhere (" + odd->main_top + ") when the live processes were dumped",
+		     (rank >= 0 ? "rank " + std::to_string(rank) : "process " + std::to_string(odd->pid)) +
+			     " alone was elsewhere in the stack dumps of the live processes (" + odd->main_top +
+			     "), the others in the same frames" + (stopped ? ": the stop ended their wait" : ""));
+	if (rank < 0 && host >= 0)
+		d.first_host = host;
+	return true;
+}
+
 // The ranks printed a line in turn (a fetched sample, a step) until one
 // stopped while every other printed it twice more, and then the job was
 // stopped from outside (a cancel, its time limit): the others had gone on
@@ -171,8 +242,8 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_seen_waiting(cx) ||
-	    stopped_after_one_fell_behind(cx))
+	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
+	    stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;

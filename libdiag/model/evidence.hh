@@ -104,6 +104,20 @@ struct round_gap {
 	std::string sample; // one such line
 };
 
+// One process in a stack dump of live processes (reading/stack_dumps.hh).
+struct stack_dump {
+	uint32_t file = 0;
+	uint64_t line = 0;      // its "Process N:" line
+	int pid = -1;
+	int local_rank = -1;    // its command line's --local_rank=N, if any
+	std::string host;       // the host its prefix names, if any
+	std::string header;     // the line that introduced its dump, which may name the host
+	uint64_t main_stack = 0; // its main thread's frames, hashed (0: none seen)
+	int main_frames = 0;
+	std::string main_top;   // the main thread's innermost frame
+	bool worker = false;    // a DataLoader worker (not a rank)
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -144,6 +158,7 @@ public:
 	// The most ranks seen printing one kind of line in turn in one file
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;
+	std::vector<stack_dump> stack_dumps;
 	// Per process that names its own rank in its text (a rank tag under a
 	// prefix with its pid: a Ray actor's "(Name pid=N) ... [Rank 3] ..."),
 	// keyed by (host, pid): the rank, how many lines said it, and whether

@@ -4,6 +4,7 @@
 #include "reading/line_prefix.hh"
 #include "reading/line_reader.hh"
 #include "reading/rank_rounds.hh"
+#include "reading/stack_dumps.hh"
 #include "reading/text_clean.hh"
 
 #include <cstdlib>
@@ -341,12 +342,23 @@ bool shell_command_line(std::string_view seg)
 	return seg.size() > 2 && seg[0] == '$' && seg[1] == ' ' && seg[2] != ' ';
 }
 
+// A line of a stack dump of a live process (py-spy's "Process N: cmd",
+// "Thread N (idle): ...", its frames "    f (file.py:12)", a dump's
+// header): read for who is different (reading/stack_dumps.hh) though no
+// rule's literal is on it.
+bool stack_dump_line(std::string_view seg)
+{
+	auto starts = [&](std::string_view p) { return seg.size() >= p.size() && seg.compare(0, p.size(), p) == 0; };
+	return starts("Process ") || starts("Thread ") || starts("###") || starts("==> ") ||
+	       (seg.size() > 6 && seg[0] == ' ' && seg[1] == ' ' && seg.back() == ')');
+}
+
 // Fills f for a segment with its literal hits h. kind: the source's.
 void find_facts(std::string_view seg, const line_hits &h, source_kind kind, const rule_set &rules, line_facts &f)
 {
 	f.may_ts = may_have_timestamp(seg);
 	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers)) &&
-		 !shell_command_line(seg);
+		 !shell_command_line(seg) && !stack_dump_line(seg);
 	f.id = line_identity();
 	f.ts.reset();
 	f.reach = 0;
@@ -945,6 +957,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	bool labels_not_ranks = false;
 	rank_rounds rounds, task_rounds; // (srun's tasks are ranks or not: known later)
+	stack_dump_reader stacks;
 	int file_rank = -1; // the last line that named its rank in a prefix
 	uint64_t file_rank_line = 0;
 	std::string_view raw;
@@ -984,7 +997,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (pre) {
 				// No rule's literal, no time and nothing for the prefix
 				// flags: such a line changes nothing.
-				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks))
+				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks && !stack_dump_line(seg)))
 					return;
 				id = pre->id;
 				ts = pre->ts;
@@ -1060,6 +1073,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				}
 				untimed.clear();
 			}
+			stacks.note(id.body, id.host, line_no);
 			// (A rank's line in turn, by its prefix or by what its text says.)
 			if (id.rank >= 0) {
 				rounds.note(id.body, id.rank, line_no);
@@ -1676,6 +1690,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	if (!events_first) {
 		rounds.conclude(file, ev.round_gaps);
 		ev.round_ranks = std::max(ev.round_ranks, rounds.most_ranks());
+		stacks.conclude(file, ev.stack_dumps);
 		const size_t ranks_end = ev.round_gaps.size();
 		task_rounds.conclude(file, ev.round_gaps);
 		for (size_t i = ranks_end; i < ev.round_gaps.size(); i++)

@@ -1,0 +1,127 @@
+#include "reading/stack_dumps.hh"
+
+#include <utility>
+
+namespace diag {
+
+namespace {
+
+// Bounds: processes per file, frames hashed per stack, a header's length.
+constexpr size_t max_processes = 4096;
+constexpr int max_frames = 256;
+constexpr size_t max_header = 200;
+
+bool starts_with(std::string_view s, std::string_view p)
+{
+	return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+}
+
+// Digits at the start of s, as a number (-1: none, or too many).
+long long leading_number(std::string_view s)
+{
+	long long n = -1;
+	for (size_t i = 0; i < s.size() && i < 9; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return n;
+		n = (n < 0 ? 0 : n * 10) + (s[i] - '0');
+	}
+	return s.size() >= 9 ? -1 : n;
+}
+
+// A command line's own local rank ("--local_rank=1", "--local-rank 1",
+// "LOCAL_RANK=1"): launchers that spawn ranks pass it.
+int local_rank_of(std::string_view cmd)
+{
+	for (std::string_view key : {"--local_rank=", "--local-rank=", "--local_rank ", "--local-rank ", "LOCAL_RANK="}) {
+		size_t at = cmd.find(key);
+		if (at != std::string_view::npos) {
+			long long n = leading_number(cmd.substr(at + key.size()));
+			if (n >= 0 && n < 100000)
+				return static_cast<int>(n);
+		}
+	}
+	return -1;
+}
+
+std::string_view trim(std::string_view s)
+{
+	while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+		s.remove_prefix(1);
+	while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+		s.remove_suffix(1);
+	return s;
+}
+
+} // namespace
+
+void stack_dump_reader::close_process()
+{
+	if (in_process && done.size() < max_processes)
+		done.push_back(std::move(cur));
+	cur = stack_dump{};
+	in_process = false;
+	in_main = false;
+}
+
+void stack_dump_reader::note(std::string_view body, std::string_view host, uint64_t line)
+{
+	// A dump's own header (a sweep's "### node07: py-spy dump --pid N",
+	// tail's "==> spy-node07.out <=="): it may name the host.
+	if (starts_with(body, "###") || starts_with(body, "==> ")) {
+		close_process();
+		header.assign(trim(body).substr(0, max_header));
+		return;
+	}
+	if (starts_with(body, "Process ")) {
+		std::string_view rest = body.substr(8);
+		long long pid = leading_number(rest);
+		size_t digits = rest.find_first_not_of("0123456789");
+		if (pid > 0 && digits != std::string_view::npos && rest[digits] == ':') {
+			close_process();
+			in_process = true;
+			cur.line = line;
+			cur.pid = static_cast<int>(pid);
+			cur.local_rank = local_rank_of(rest.substr(digits + 1));
+			cur.host.assign(host);
+			cur.header = header;
+			return;
+		}
+	}
+	if (!in_process)
+		return;
+	if (starts_with(body, "Thread ")) {
+		in_main = body.find("\"MainThread\"") != std::string_view::npos;
+		return;
+	}
+	// A frame: "    function (file.py:123)", native ones "(libc.so.6)"
+	// (its indent may be gone with the line's prefix); not the dump's
+	// "Python v3.9.15 (/usr/bin/python3)".
+	std::string_view frame = trim(body);
+	if (frame.size() < 5 || frame.back() != ')' || frame.find(" (") == std::string_view::npos ||
+	    starts_with(frame, "Python "))
+		return;
+	if (starts_with(frame, "_worker_loop ("))
+		cur.worker = true; // a DataLoader worker's process
+	if (!in_main || cur.main_frames >= max_frames)
+		return;
+	if (cur.main_frames == 0) {
+		cur.main_stack = 1469598103934665603ull;
+		cur.main_top.assign(frame.substr(0, 160));
+	}
+	for (unsigned char c : frame)
+		cur.main_stack = (cur.main_stack ^ c) * 1099511628211ull;
+	cur.main_stack = (cur.main_stack ^ '\n') * 1099511628211ull;
+	cur.main_frames++;
+}
+
+void stack_dump_reader::conclude(uint32_t file, std::vector<stack_dump> &out)
+{
+	close_process();
+	for (auto &d : done) {
+		d.file = file;
+		out.push_back(std::move(d));
+	}
+	done.clear();
+}
+
+} // namespace diag
