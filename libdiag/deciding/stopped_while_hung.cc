@@ -204,11 +204,19 @@ bool stopped_while_one_stack_differed(diagnosis_context &cx)
 	int rank = cx.ev.ranks.rank_of_pid(host, odd->pid);
 	if (rank < 0 && odd->local_rank >= 0 && host >= 0)
 		rank = cx.ev.ranks.rank_of_local(host, odd->local_rank);
+	// A process that said its rank under its pid's prefix (a Ray actor's
+	// "(Actor pid=N) ... rank 0/16"), once is enough here: the dump names
+	// that pid on that host (or the prefix named no host).
+	for (const auto &tp : cx.ev.tagged_pids)
+		if (rank < 0 && tp.first.second == odd->pid && !tp.second.mixed &&
+		    (tp.first.first < 0 || host < 0 || tp.first.first == host))
+			rank = tp.second.rank;
 	ended_a_hang(d, rank, "its main thread alone was elsewhere (" + odd->main_top + ") when the live processes were dumped",
 		     (rank >= 0 ? "rank " + std::to_string(rank) : "process " + std::to_string(odd->pid)) +
 			     " alone was elsewhere in the stack dumps of the live processes (" + odd->main_top +
 			     "), the others in the same frames" + (stopped ? ": the stop ended their wait" : ""));
-	if (rank < 0 && host >= 0)
+	// (The dump says where it ran.)
+	if (host >= 0)
 		d.first_host = host;
 	return true;
 }
