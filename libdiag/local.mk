@@ -31,6 +31,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/text_log_reader.hh %reldir%/reading/text_log_reader.cc \
 	%reldir%/reading/rank_rounds.hh %reldir%/reading/rank_rounds.cc \
 	%reldir%/reading/stack_dumps.hh %reldir%/reading/stack_dumps.cc \
+	%reldir%/reading/stop_tracebacks.hh %reldir%/reading/stop_tracebacks.cc \
 	%reldir%/reading/event_scan.hh %reldir%/reading/event_scan.cc %reldir%/reading/timed_filter.hh \
 	%reldir%/reading/file_prefetch.hh %reldir%/reading/file_prefetch.cc \
 	%reldir%/reading/fd_io.hh %reldir%/reading/fd_io.cc \

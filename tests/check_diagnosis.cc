@@ -849,6 +849,45 @@ START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
 }
 END_TEST
 
+START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
+{
+	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
+	// were in their training step; rank 0 alone sat in a barrier (its save
+	// path). It went its own way; the interrupt ended the others' wait. The
+	// launcher's own traceback is not a rank's. When rank 0 too was in the
+	// step, nobody differs and the user's stop stays the verdict.
+	for (bool one_in_barrier : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int r : {4, 1, 0, 2, 5, 3}) {
+			std::string p = "[rank" + std::to_string(r) + "]: ";
+			log += p + "Traceback (most recent call last):\n" + p +
+			       "  File \"/home/u/sae/__main__.py\", line 119, in <module>\n" + p + "    run()\n";
+			if (one_in_barrier && r == 0)
+				log += p + "  File \"/home/u/sae/trainer.py\", line 307, in save\n" + p + "    dist.barrier()\n" + p +
+				       "  File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", "
+				       "line 3696, in barrier\n" +
+				       p + "    work.wait()\n";
+			else
+				log += p + "  File \"/home/u/sae/trainer.py\", line 196, in fit\n" + p + "    loss.item()\n";
+			log += p + "KeyboardInterrupt\n";
+		}
+		log += "Traceback (most recent call last):\n"
+		       "  File \"/opt/venv/lib/python3.11/site-packages/torch/distributed/elastic/agent/server/api.py\", "
+		       "line 835, in _invoke_run\n"
+		       "    time.sleep(monitor_interval)\n"
+		       "KeyboardInterrupt\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (one_in_barrier) {
+			DIAG_CK_VERDICT(v, "collective_hang", 0);
+		} else {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_first_host_comes_with_its_other_names)
 {
 	// The job's lines name pods; kubectl's row gives the pod's node, and an
@@ -1173,6 +1212,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
+	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace diag {
 
@@ -221,6 +222,54 @@ bool stopped_while_one_stack_differed(diagnosis_context &cx)
 	return true;
 }
 
+// The tracebacks every rank printed when the user interrupted the job
+// (KeyboardInterrupt) say where each was: where all but one were inside
+// torch.distributed's collectives and one was not, or one alone was inside
+// one, that one had gone its own way and the others waited for it (or it
+// waited in a collective they never reached). Three ranks at least; a
+// launcher's own traceback is not a rank's.
+bool interrupted_where_one_differed(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
+	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
+	if ((!stopped && !hang_without_rank) || cx.ev.stop_tracebacks.empty())
+		return false;
+	// One per rank where ranks are known (its last), else each one.
+	std::map<int, const stop_traceback *> by_rank;
+	std::vector<const stop_traceback *> all;
+	for (const auto &tb : cx.ev.stop_tracebacks) {
+		if (tb.launcher)
+			continue;
+		if (tb.rank >= 0)
+			by_rank[tb.rank] = &tb;
+		else
+			all.push_back(&tb);
+	}
+	if (!by_rank.empty()) {
+		if (!all.empty())
+			return false; // ranks' and unknown writers' mixed: not one picture
+		for (const auto &r : by_rank)
+			all.push_back(r.second);
+	}
+	if (all.size() < 3)
+		return false;
+	std::vector<const stop_traceback *> in, out;
+	for (const auto *tb : all)
+		(tb->in_collective ? in : out).push_back(tb);
+	const stop_traceback *odd = in.size() == 1 && out.size() >= 2 ? in.front()
+				    : out.size() == 1 && in.size() >= 2 ? out.front()
+									: nullptr;
+	if (!odd)
+		return false;
+	const std::string what = odd->in_collective ? "alone inside a collective" : "alone outside the collective the others were in";
+	ended_a_hang(d, odd->rank, "when the job was interrupted it was " + what + (odd->where.empty() ? "" : " (at " + odd->where + ")"),
+		     (odd->rank >= 0 ? "rank " + std::to_string(odd->rank) : "one process") + " was " + what +
+			     " when the job was interrupted" + (odd->where.empty() ? "" : " (at " + odd->where + ")") +
+			     ", by the tracebacks every rank printed: the interrupt ended a hang");
+	return true;
+}
+
 // The ranks printed a line in turn (a fetched sample, a step) until one
 // stopped while every other printed it twice more, and then the job was
 // stopped from outside (a cancel, its time limit): the others had gone on
@@ -251,7 +300,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
-	    stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx))
+	    interrupted_where_one_differed(cx) || stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;

@@ -118,6 +118,18 @@ struct stack_dump {
 	bool worker = false;    // a DataLoader worker (not a rank)
 };
 
+// A traceback that ended in KeyboardInterrupt: where one process was when
+// the job was stopped (reading/stop_tracebacks.hh).
+struct stop_traceback {
+	uint32_t file = 0;
+	uint64_t line = 0;      // its "Traceback" line
+	int rank = -1;          // its writer's rank, if known
+	int frames = 0;
+	bool in_collective = false; // a frame in torch.distributed's collectives
+	bool launcher = false;  // a launcher's own process (torchrun's agent, mp.spawn's parent)
+	std::string where;      // its innermost frame of the job's own code, for the verdict's words
+};
+
 class evidence {
 public:
 	int intern_host(std::string_view name);
@@ -159,6 +171,7 @@ public:
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;
 	std::vector<stack_dump> stack_dumps;
+	std::vector<stop_traceback> stop_tracebacks;
 	// Per process that names its own rank in its text (a rank tag under a
 	// prefix with its pid: a Ray actor's "(Name pid=N) ... [Rank 3] ..."),
 	// keyed by (host, pid): the rank, how many lines said it, and whether

@@ -5,6 +5,7 @@
 #include "reading/line_reader.hh"
 #include "reading/rank_rounds.hh"
 #include "reading/stack_dumps.hh"
+#include "reading/stop_tracebacks.hh"
 #include "reading/text_clean.hh"
 
 #include <cstdlib>
@@ -344,13 +345,20 @@ bool shell_command_line(std::string_view seg)
 
 // A line of a stack dump of a live process (py-spy's "Process N: cmd",
 // "Thread N (idle): ...", its frames "    f (file.py:12)", a dump's
-// header): read for who is different (reading/stack_dumps.hh) though no
-// rule's literal is on it.
+// header) or of a traceback: read for who is different
+// (reading/stack_dumps.hh, reading/stop_tracebacks.hh) though no rule's
+// literal is on it.
 bool stack_dump_line(std::string_view seg)
 {
 	auto starts = [&](std::string_view p) { return seg.size() >= p.size() && seg.compare(0, p.size(), p) == 0; };
-	return starts("Process ") || starts("Thread ") || starts("###") || starts("==> ") ||
-	       (seg.size() > 6 && seg[0] == ' ' && seg[1] == ' ' && seg.back() == ')');
+	if (starts("Process ") || starts("Thread ") || starts("###") || starts("==> ") ||
+	    (seg.size() > 6 && seg[0] == ' ' && seg[1] == ' ' && seg.back() == ')'))
+		return true;
+	// A traceback's start, frames and an interrupt (where each process was
+	// when the job was stopped: reading/stop_tracebacks.hh).
+	std::string_view t = seg.substr(std::min(seg.find_first_not_of(' '), seg.size()));
+	return starts("Traceback (most recent call last)") || t.rfind("File \"", 0) == 0 ||
+	       starts("KeyboardInterrupt");
 }
 
 // Fills f for a segment with its literal hits h. kind: the source's.
@@ -958,6 +966,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	bool labels_not_ranks = false;
 	rank_rounds rounds, task_rounds; // (srun's tasks are ranks or not: known later)
 	stack_dump_reader stacks;
+	stop_traceback_reader stop_tbs;
 	int file_rank = -1; // the last line that named its rank in a prefix
 	uint64_t file_rank_line = 0;
 	std::string_view raw;
@@ -1074,6 +1083,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				untimed.clear();
 			}
 			stacks.note(id.body, id.host, line_no);
+			stop_tbs.note(key, id.rank, id.body, line_no);
 			// (A rank's line in turn, by its prefix or by what its text says.)
 			if (id.rank >= 0) {
 				rounds.note(id.body, id.rank, line_no);
@@ -1691,6 +1701,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		rounds.conclude(file, ev.round_gaps);
 		ev.round_ranks = std::max(ev.round_ranks, rounds.most_ranks());
 		stacks.conclude(file, ev.stack_dumps);
+		stop_tbs.conclude(file, ev.stop_tracebacks);
 		const size_t ranks_end = ev.round_gaps.size();
 		task_rounds.conclude(file, ev.round_gaps);
 		for (size_t i = ranks_end; i < ev.round_gaps.size(); i++)
