@@ -69,6 +69,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/reclaimed_node.cc \
 	%reldir%/deciding/peer_fault.cc \
 	%reldir%/deciding/mutual_link_errors.cc \
+	%reldir%/deciding/link_fault_rank.cc \
 	%reldir%/deciding/xid_meaning.cc \
 	%reldir%/deciding/relevance.cc \
 	%reldir%/deciding/slurm_last_word.cc \

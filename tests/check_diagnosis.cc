@@ -888,6 +888,32 @@ START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 }
 END_TEST
 
+START_TEST(a_link_fault_several_ranks_report_names_no_rank)
+{
+	// Ranks 5 and 6 of node02 both lost the link to the same peer (retry
+	// counter exceeded, status 12): the first to print it only used the
+	// link first; no rank is singled out. A completion with a local
+	// protection error (status 4) first is its own rank's queue pair:
+	// rank 5.
+	for (int status : {12, 4}) {
+		bundle b;
+		std::string log = two_nodes_of_four();
+		log += "node02:2005:2099 [1] transport/net_ib.cc:2262 NCCL WARN NET/IB : Got completion from peer "
+		       "10.9.9.9<45822> with status=" +
+		       std::to_string(status) + " opcode=0 len=0 vendor err 129 (Recv)\n";
+		log += "node02:2006:2099 [2] transport/net_ib.cc:2262 NCCL WARN NET/IB : Got completion from peer "
+		       "10.9.9.9<51107> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (status == 12) {
+			DIAG_CK_VERDICT(v, "network", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "network", 5);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_first_host_comes_with_its_other_names)
 {
 	// The job's lines name pods; kubectl's row gives the pod's node, and an
@@ -1213,6 +1239,7 @@ static Suite *suite()
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
 	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);
+	tcase_add_test(t, a_link_fault_several_ranks_report_names_no_rank);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);

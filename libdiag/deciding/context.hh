@@ -79,6 +79,7 @@ void pass_stopped_while_hung(diagnosis_context &cx); // stopped_while_hung.cc: a
 void pass_stalled_before_end(diagnosis_context &cx); // stalled_before_end.cc: steps stopped long before the log did
 void pass_peer_fault(diagnosis_context &cx);       // peer_fault.cc: a link error that is its peer's
 void pass_mutual_link_errors(diagnosis_context &cx); // mutual_link_errors.cc: link errors naming each other's ends
+void pass_link_fault_rank(diagnosis_context &cx);    // link_fault_rank.cc: a link's loss several ranks reported is no rank's
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
 void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host

@@ -33,6 +33,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_stalled_before_end(cx);
 	pass_peer_fault(cx);
 	pass_mutual_link_errors(cx);
+	pass_link_fault_rank(cx);
 	pass_launch_phase(cx);
 	pass_nan_origin(cx);
 	pass_host_resolution(cx);
