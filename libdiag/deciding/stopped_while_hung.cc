@@ -146,21 +146,23 @@ bool one_rank_left(diagnosis_context &cx)
 }
 
 // The host a dump's prefix or header names: the longest host of the job
-// whose name stands in it as a word of its own ("==> spy-node07.out <==").
+// whose name stands in it as a word of its own ("### node07: py-spy dump",
+// "==> node07.out <=="; not "spy-node07", which may be another name).
 int dump_host(const evidence &ev, const stack_dump &s)
 {
 	if (!s.host.empty())
 		return ev.find_host(s.host);
 	int best = -1;
 	size_t best_len = 0;
-	auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+	auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };
+	auto before_char = [&](char c) { return word_char(c) || c == '.'; };
 	for (size_t h = 0; h < ev.host_count(); h++) {
 		const std::string &name = ev.host_name(static_cast<int>(h));
 		if (name.size() < 3 || name.size() <= best_len)
 			continue;
 		for (size_t at = s.header.find(name); at != std::string::npos; at = s.header.find(name, at + 1)) {
 			size_t end = at + name.size();
-			if ((at == 0 || !word_char(s.header[at - 1])) && (end == s.header.size() || !word_char(s.header[end]))) {
+			if ((at == 0 || !before_char(s.header[at - 1])) && (end == s.header.size() || !word_char(s.header[end]))) {
 				best = static_cast<int>(h);
 				best_len = name.size();
 				break;
