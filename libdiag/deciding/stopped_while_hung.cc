@@ -272,6 +272,49 @@ bool interrupted_where_one_differed(diagnosis_context &cx)
 	return true;
 }
 
+// A listing of the job's pods (kubectl get pods) in which every pod had
+// completed but one, still running, and then the job was stopped from
+// outside: the others had finished and left it waiting in a collective
+// (or it waited for them in one they had left). It is the one that
+// differs. Three pods at least; the latest row of each.
+bool one_pod_still_running(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit)
+		return false;
+	std::map<std::string, std::string> status; // pod -> its latest row's status
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && !e.capture("pod_status").empty() && !e.capture("pod").empty())
+			status[e.capture("pod")] = e.capture("pod_status");
+	if (status.size() < 3)
+		return false;
+	std::string running;
+	for (const auto &p : status) {
+		if (p.second == "Running") {
+			if (!running.empty())
+				return false;
+			running = p.first;
+		} else if (p.second != "Completed" && p.second != "Succeeded") {
+			return false;
+		}
+	}
+	if (running.empty())
+		return false;
+	// (Its rank, where one rank alone ran on it.)
+	const int host = cx.ev.find_host(running);
+	int rank = -1;
+	for (const auto &r : cx.ev.ranks.all())
+		if (host >= 0 && r.second.host == host)
+			rank = rank < 0 ? r.first : -2;
+	ended_a_hang(d, rank >= 0 ? rank : -1,
+		     "its pod alone was still running while the job's other pods had completed",
+		     "pod " + running + " was still running while every other pod of the job had completed" +
+			     std::string(": the stop ended its wait"));
+	d.first_host = host >= 0 ? host : cx.ev.intern_host(running);
+	d.rank_singled_out = true;
+	return true;
+}
+
 // The ranks printed a line in turn (a fetched sample, a step) until one
 // stopped while every other printed it twice more, and then the job was
 // stopped from outside (a cancel, its time limit): the others had gone on
@@ -302,7 +345,8 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
-	    interrupted_where_one_differed(cx) || stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx))
+	    interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
+	    stopped_after_one_fell_behind(cx))
 		return;
 	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
 		return;
