@@ -177,12 +177,15 @@
 # few words, preemption decided by the cloud's records, hangs a stop ended
 # with clues of who diverged, native crashes with loud peers), whose
 # held-out halves first scored 11/16 on class, 14/16 on rank and 11/14 on
-# host.
+# host; with the round's engine held-out 0.769/0.856/0.766 (721/937,
+# 802/937, 472/616; the 857 held-out cases of the round's start 665/732/436
+# against 662/728/436), dev 0.926/0.930/0.902 (907/979, 910/979,
+# 595/660): the held-out rank floor back to 0.85.
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.
 REALWORLD_MIN_CLASS=${REALWORLD_MIN_CLASS:-0.76}
-REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.84}
+REALWORLD_MIN_RANK=${REALWORLD_MIN_RANK:-0.85}
 REALWORLD_MIN_HOST=${REALWORLD_MIN_HOST:-0.76}
 REALWORLD_DEV_MIN_CLASS=${REALWORLD_DEV_MIN_CLASS:-0.92}
 REALWORLD_DEV_MIN_RANK=${REALWORLD_DEV_MIN_RANK:-0.92}
