@@ -5,6 +5,7 @@
 // process exited or network error", not a fault of its own queue pair), no
 // rank is singled out; the host the evidence names stays.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
 
 #include <set>
 #include <string>
@@ -23,8 +24,9 @@ bool link_loss(const event &e)
 		return false;
 	const std::string st = e.capture("status");
 	if (!st.empty()) {
-		long long status = st.size() < 4 ? std::stoll(st) : -1;
-		return !(status >= 1 && status <= 4);
+		// (A status in words, UCX's "Endpoint timeout", is no local error.)
+		long long status = -1;
+		return !(parse_uint_str(st, status) && status >= 1 && status <= 4);
 	}
 	return !e.capture("peer").empty();
 }

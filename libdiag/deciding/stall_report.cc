@@ -102,7 +102,8 @@ void pass_stall_report(diagnosis_context &cx)
 	// report (its second, every tensor listed then) names who is still
 	// missing.
 	// (With no times on the lines: the last run of report lines in the
-	// file, a few lines apart at most.)
+	// file, one after another; the inspector's next report, a line or two
+	// of its header apart, is another run.)
 	int64_t latest = INT64_MIN;
 	const event *last = nullptr;
 	// The coordination service's start-up barrier lists the processes that

@@ -25,6 +25,19 @@ namespace {
 // store barrier every ten seconds), the stop ended a hang.
 constexpr int64_t reported_stall_us = 5LL * 60 * 1000000;
 
+// Whether the decision is one the hang's structure may overturn: the job
+// stopped from outside (a cancel, its time limit), or a hang that singled
+// out no rank.
+bool stopped_from_outside(const decision &d)
+{
+	return d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
+}
+
+bool open_to_a_hang(const decision &d)
+{
+	return stopped_from_outside(d) || (d.cls == failure_class::collective_hang && d.first_rank < 0);
+}
+
 // The stop ended a hang: the decision becomes that rank's hang.
 void ended_a_hang(decision &d, int rank, const std::string &why, std::string note)
 {
@@ -44,7 +57,7 @@ void ended_a_hang(decision &d, int rank, const std::string &why, std::string not
 bool ended_a_reported_stall(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if ((d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit) || cx.hv.stall_reports == 0 ||
+	if (!stopped_from_outside(d) || cx.hv.stall_reports == 0 ||
 	    cx.hv.suspects.size() != 1 || !d.first)
 		return false;
 	// The stall reported long before the stop (a stall the stop merely
@@ -108,9 +121,8 @@ bool one_rank_left(diagnosis_context &cx)
 	decision &d = cx.d;
 	// (Not a job that ended with no word at all: a log where only rank 0
 	// logs says "training finished" there on a healthy run too.)
-	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
-	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
-	if (!stopped && !hang_without_rank)
+	const bool stopped = stopped_from_outside(d);
+	if (!open_to_a_hang(d))
 		return false;
 	const event *left = nullptr;
 	for (const auto &e : cx.ev.events) {
@@ -180,9 +192,8 @@ int dump_host(const evidence &ev, const stack_dump &s)
 bool stopped_while_one_stack_differed(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
-	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
-	if ((!stopped && !hang_without_rank) || cx.ev.stack_dumps.empty())
+	const bool stopped = stopped_from_outside(d);
+	if (!open_to_a_hang(d) || cx.ev.stack_dumps.empty())
 		return false;
 	// The last dump of each process (a sweep may dump one twice), not a
 	// DataLoader worker's.
@@ -233,9 +244,7 @@ bool stopped_while_one_stack_differed(diagnosis_context &cx)
 bool interrupted_where_one_differed(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	const bool stopped = d.cls == failure_class::user_cancel || d.cls == failure_class::time_limit;
-	const bool hang_without_rank = d.cls == failure_class::collective_hang && d.first_rank < 0;
-	if ((!stopped && !hang_without_rank) || cx.ev.stop_tracebacks.empty())
+	if (!open_to_a_hang(d) || cx.ev.stop_tracebacks.empty())
 		return false;
 	// One per rank where ranks are known (its last), else each one.
 	std::map<int, const stop_traceback *> by_rank;
@@ -280,7 +289,7 @@ bool interrupted_where_one_differed(diagnosis_context &cx)
 bool one_pod_still_running(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit)
+	if (!stopped_from_outside(d))
 		return false;
 	std::map<std::string, std::string> status; // pod -> its latest row's status
 	for (const auto &e : cx.ev.events)
@@ -323,7 +332,7 @@ bool one_pod_still_running(diagnosis_context &cx)
 bool stopped_after_one_fell_behind(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.cls != failure_class::user_cancel && d.cls != failure_class::time_limit)
+	if (!stopped_from_outside(d))
 		return false;
 	hang_view behind = rank_missing_from_rounds(cx.ev);
 	if (behind.suspects.size() != 1)

@@ -1,5 +1,7 @@
 #include "reading/stack_dumps.hh"
 
+#include "reading/line_prefix.hh"
+
 #include <utility>
 
 namespace diag {
@@ -43,15 +45,6 @@ int local_rank_of(std::string_view cmd)
 	return -1;
 }
 
-std::string_view trim(std::string_view s)
-{
-	while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-		s.remove_prefix(1);
-	while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-		s.remove_suffix(1);
-	return s;
-}
-
 } // namespace
 
 void stack_dump_reader::close_process()
@@ -69,7 +62,7 @@ void stack_dump_reader::note(std::string_view body, std::string_view host, uint6
 	// tail's "==> spy-node07.out <=="): it may name the host.
 	if (starts_with(body, "###") || starts_with(body, "==> ")) {
 		close_process();
-		header.assign(trim(body).substr(0, max_header));
+		header.assign(trim_blanks(body).substr(0, max_header));
 		return;
 	}
 	if (starts_with(body, "Process ")) {
@@ -96,7 +89,7 @@ void stack_dump_reader::note(std::string_view body, std::string_view host, uint6
 	// A frame: "    function (file.py:123)", native ones "(libc.so.6)"
 	// (its indent may be gone with the line's prefix); not the dump's
 	// "Python v3.9.15 (/usr/bin/python3)".
-	std::string_view frame = trim(body);
+	std::string_view frame = trim_blanks(body);
 	if (frame.size() < 5 || frame.back() != ')' || frame.find(" (") == std::string_view::npos ||
 	    starts_with(frame, "Python "))
 		return;

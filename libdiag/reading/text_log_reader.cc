@@ -348,7 +348,7 @@ bool shell_command_line(std::string_view seg)
 // header) or of a traceback: read for who is different
 // (reading/stack_dumps.hh, reading/stop_tracebacks.hh) though no rule's
 // literal is on it.
-bool stack_dump_line(std::string_view seg)
+bool process_state_line(std::string_view seg)
 {
 	auto starts = [&](std::string_view p) { return seg.size() >= p.size() && seg.compare(0, p.size(), p) == 0; };
 	if (starts("Process ") || starts("Thread ") || starts("###") || starts("==> ") ||
@@ -366,7 +366,7 @@ void find_facts(std::string_view seg, const line_hits &h, source_kind kind, cons
 {
 	f.may_ts = may_have_timestamp(seg);
 	f.skip = !h.rule_hit && !f.may_ts && (kind == source_kind::kernel_log || !may_have_label_and_rank(seg, h.markers)) &&
-		 !shell_command_line(seg) && !stack_dump_line(seg);
+		 !shell_command_line(seg) && !process_state_line(seg);
 	f.id = line_identity();
 	f.ts.reset();
 	f.reach = 0;
@@ -1006,7 +1006,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (pre) {
 				// No rule's literal, no time and nothing for the prefix
 				// flags: such a line changes nothing.
-				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks && !stack_dump_line(seg)))
+				if (pre->skip || (!h->rule_hit && !pre->may_ts && labels_not_ranks && !process_state_line(seg)))
 					return;
 				id = pre->id;
 				ts = pre->ts;
