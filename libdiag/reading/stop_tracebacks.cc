@@ -1,5 +1,7 @@
 #include "reading/stop_tracebacks.hh"
 
+#include "reading/line_prefix.hh"
+
 #include <cctype>
 #include <utility>
 
@@ -9,13 +11,6 @@ namespace {
 
 constexpr size_t max_tracebacks = 4096;
 constexpr int max_frames = 512;
-
-std::string_view trim_left(std::string_view s)
-{
-	while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-		s.remove_prefix(1);
-	return s;
-}
 
 bool has(std::string_view s, std::string_view part)
 {
@@ -39,15 +34,19 @@ bool launcher_frame(std::string_view path, std::string_view func)
 
 void stop_traceback_reader::note(uint32_t key, int rank, std::string_view body, uint64_t line)
 {
-	std::string_view t = trim_left(body);
+	std::string_view t = trim_blanks(body);
 	if (t.rfind("Traceback (most recent call last)", 0) == 0) {
 		open_traceback &w = writers[key];
+		open_count += !w.open;
 		w.open = true;
 		w.tb = stop_traceback{};
 		w.tb.line = line;
 		w.tb.rank = rank;
 		return;
 	}
+	// (Most lines are no traceback's: no lookup while none is open.)
+	if (open_count == 0)
+		return;
 	auto it = writers.find(key);
 	if (it == writers.end() || !it->second.open)
 		return;
@@ -75,6 +74,7 @@ void stop_traceback_reader::note(uint32_t key, int rank, std::string_view body, 
 	// indent may be gone with the prefix) pass.
 	if (t.rfind("KeyboardInterrupt", 0) == 0) {
 		w.open = false;
+		open_count--;
 		if (w.tb.frames > 0 && done.size() < max_tracebacks)
 			done.push_back(std::move(w.tb));
 		return;
@@ -87,8 +87,10 @@ void stop_traceback_reader::note(uint32_t key, int rank, std::string_view body, 
 		return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 	};
 	if (word > 0 && (word == t.size() || t[word] == ':') &&
-	    (ends("Error") || ends("Exception") || ends("Exit") || ends("Interrupt")))
+	    (ends("Error") || ends("Exception") || ends("Exit") || ends("Interrupt"))) {
 		w.open = false;
+		open_count--;
+	}
 }
 
 void stop_traceback_reader::conclude(uint32_t file, std::vector<stop_traceback> &out)
@@ -99,6 +101,7 @@ void stop_traceback_reader::conclude(uint32_t file, std::vector<stop_traceback> 
 	}
 	done.clear();
 	writers.clear();
+	open_count = 0;
 }
 
 } // namespace diag

@@ -30,6 +30,7 @@ private:
 		stop_traceback tb;
 	};
 	std::unordered_map<uint32_t, open_traceback> writers;
+	int open_count = 0; // writers with a traceback open
 	std::vector<stop_traceback> done;
 };
 
