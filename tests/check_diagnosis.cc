@@ -805,6 +805,39 @@ START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
 }
 END_TEST
 
+START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
+{
+	// Four ranks step once a minute, then nothing for 40 minutes until the
+	// cancel: the job had hung, the cancel ended the wait. The same cancel
+	// a minute after the last step is a cancel of a running job; one the
+	// job outlived, writing for minutes after it (finishing its phase), was
+	// of a busy job, not a hung one.
+	enum { hung, running, busy } shapes[] = {hung, running, busy};
+	for (auto shape : shapes) {
+		bundle b;
+		std::string log;
+		char line[160];
+		for (int m = 0; m < 20; m++)
+			for (int r = 0; r < 4; r++) {
+				snprintf(line, sizeof line, "%d: 2024-02-21 12:%02d:%02d,100 INFO step %d loss 2.%03d\n", r, 10 + m, 5 + r,
+					 100 * (m + 1), 700 - m);
+				log += line;
+			}
+		const char *at = shape == running ? "12:30:40" : "13:10:00";
+		log += std::string("slurmstepd: error: *** JOB 771204 ON a40-n11 CANCELLED AT 2024-02-21T") + at + " ***\n";
+		if (shape == busy)
+			log += "0: 2024-02-21 13:22:15,000 INFO evaluation done, saving checkpoint before stopping\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (shape == hung) {
+			DIAG_CK_VERDICT(v, "collective_hang", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
 {
 	// py-spy's dumps of the eight ranks (pids 2000-2007, from NCCL's init
@@ -1237,6 +1270,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
+	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
 	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);
 	tcase_add_test(t, a_link_fault_several_ranks_report_names_no_rank);

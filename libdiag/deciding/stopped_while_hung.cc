@@ -12,6 +12,7 @@
 #include <cctype>
 #include <climits>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,16 @@ namespace {
 // had waited minutes on the one missing (Horovod warns after one, torch's
 // store barrier every ten seconds), the stop ended a hang.
 constexpr int64_t reported_stall_us = 5LL * 60 * 1000000;
+
+// A silence before a stop that no healthy pace explains: this many times
+// the longest interval between two progress lines of one writer, and ten
+// minutes at least (a pause for evaluation or a checkpoint is one such
+// interval, seen before).
+constexpr int64_t paced_silence_factor = 5;
+constexpr int64_t paced_silence_min_us = 10LL * 60 * 1000000;
+// Longer than a stop takes to end a job (Slurm's KillWait, a launcher's
+// grace before SIGKILL): a job still writing after it had not hung.
+constexpr int64_t alive_after_stop_us = 3LL * 60 * 1000000;
 
 // Whether the decision is one the hang's structure may overturn: the job
 // stopped from outside (a cancel, its time limit), or a hang that singled
@@ -348,6 +359,58 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 	return true;
 }
 
+// The job's log went silent long before it was stopped from outside: its
+// writers had stepped at a steady pace, and the silence before the stop
+// was many times the longest interval between two of their steps (and ten
+// minutes at least). A job of several ranks stalled and the stop ended the
+// wait; the rank behind in steps, where one is, stopped first.
+bool stopped_long_after_its_pace(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none ||
+	    d.first->file >= cx.ev.sources().size())
+		return false;
+	const source_file &sf = cx.ev.sources()[d.first->file];
+	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
+		return false;
+	// (Several ranks: one process alone waits on no collective.)
+	std::set<int> ranks;
+	for (const auto &m : cx.ev.rank_progress)
+		if (!m.is_task || cx.ev.tasks_are_ranks)
+			ranks.insert(m.id);
+	for (const auto &e : cx.ev.events)
+		if (e.rank >= 0)
+			ranks.insert(e.rank);
+	if (cx.ev.ranks.world_size() < 2 && cx.ev.round_ranks < 2 && ranks.size() < 2)
+		return false;
+	int64_t latest = INT64_MIN;
+	for (const auto &p : cx.ev.last_progress_us)
+		if (static_cast<uint32_t>(p.first >> 32) == d.first->file)
+			latest = std::max(latest, p.second);
+	const int64_t stop = file_local_us(d.first->ts);
+	if (latest == INT64_MIN || stop == INT64_MIN)
+		return false;
+	const int64_t silence = stop - latest;
+	if (silence < paced_silence_min_us || silence < paced_silence_factor * sf.pace_longest_us)
+		return false;
+	// (A job that went on writing well after the stop, finishing its phase
+	// before it left, was alive: it was busy, not hung.)
+	const int64_t last = file_local_us(sf.last_stamp);
+	if (last != INT64_MIN && last - stop > alive_after_stop_us)
+		return false;
+	hang_view behind = ranks_behind_in_steps(cx.ev);
+	const int rank = behind.suspects.size() == 1 ? behind.suspects[0] : -1;
+	const long long minutes = silence / (60LL * 1000000);
+	const long long pace_s = sf.pace_longest_us / 1000000;
+	ended_a_hang(d, rank,
+		     rank >= 0 ? behind.why
+			       : "the job stopped making progress " + std::to_string(minutes) + " minutes before it was stopped",
+		     "the job was stopped " + std::to_string(minutes) +
+			     " minutes after its last progress, when it had stepped at least every " + std::to_string(pace_s) +
+			     " s before: the stop ended a hang");
+	return true;
+}
+
 } // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
@@ -357,11 +420,15 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	    interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
 	    stopped_after_one_fell_behind(cx))
 		return;
-	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
+	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none) {
+		stopped_long_after_its_pace(cx);
 		return;
+	}
 	hang_view behind = ranks_behind_in_steps(cx.ev);
-	if (behind.suspects.size() != 1)
+	if (behind.suspects.size() != 1) {
+		stopped_long_after_its_pace(cx);
 		return;
+	}
 	// Every rank's last progress in the stop's own file (times compare
 	// within one file) came long before it.
 	const int64_t stop = file_local_us(d.first->ts);
@@ -369,8 +436,10 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	for (const auto &m : cx.ev.rank_progress)
 		if (m.file == d.first->file && (!m.is_task || cx.ev.tasks_are_ranks))
 			latest = std::max(latest, m.us);
-	if (latest == INT64_MIN || stop - latest < hang_silence_us)
+	if (latest == INT64_MIN || stop - latest < hang_silence_us) {
+		stopped_long_after_its_pace(cx);
 		return;
+	}
 	const long long minutes = (stop - latest) / (60LL * 1000000);
 	ended_a_hang(d, behind.suspects[0], behind.why,
 		     "the job was cancelled " + std::to_string(minutes) +

@@ -30,6 +30,12 @@ struct source_file {
 	// last progress (a job that stopped stepping long before its end).
 	ts_value last_stamp;
 	uint64_t last_stamp_line = 0;
+	// Its steadiest writer's pace: the longest interval between two of
+	// its progress lines (by their own times), and how many intervals
+	// there were (none: no writer had a pace). A silence many times
+	// longer is no pause of a healthy job.
+	int64_t pace_longest_us = 0;
+	uint32_t pace_intervals = 0;
 };
 
 struct job_facts {

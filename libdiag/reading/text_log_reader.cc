@@ -241,6 +241,8 @@ bool may_have_label_and_rank(std::string_view s, unsigned markers)
 // their patterns run newest first when the ring fills or the file ends:
 // one confirmed line settles all older ones.
 constexpr size_t progress_ring = 8;
+// Intervals between a writer's progress lines that make a pace.
+constexpr uint32_t min_pace_intervals = 3;
 constexpr uint64_t wrapper_lines = 80;    // how far below a wrapping exception its message may be
 constexpr uint64_t describe_head_lines = 10;  // kubectl describe: "Name:" to "Node:"
 constexpr uint64_t describe_block_lines = 120; // "Node:" to the end of the pod's block (its Events)
@@ -268,6 +270,13 @@ struct writer_state {
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
 	uint64_t handled_line = 0;       // last "will retry"/"skipping" line
+	// The writer's pace: its progress lines' own times, the previous one
+	// and the longest interval between two, and how many intervals.
+	int64_t pace_prev_us = INT64_MIN;
+	int64_t pace_longest_us = 0;
+	uint32_t pace_intervals = 0;
+	uint32_t pace_seen = 0;                           // intervals seen, confirmed or not
+	std::vector<std::pair<int64_t, int64_t>> pace_open; // (end, length) not yet confirmed
 	long wrapper_exc = -1;           // an exception whose message is in the lines below (wraps)
 	uint64_t wrapper_line = 0;
 	uint64_t handler_frame_line = 0; // last frame of a launcher's signal handler
@@ -941,6 +950,40 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		}
 		return true;
 	};
+	// A progress line (or a candidate, read later) with its own time: the
+	// interval since the writer's previous one (its pace: how long a
+	// healthy wait between two lasts). A candidate's interval counts once a
+	// progress line at or after its end is confirmed: not the wait before
+	// a line that turns out to be no step (an error saying "loss").
+	auto note_pace = [&](writer_state &w, const ts_value &t, bool own) {
+		if (!own)
+			return;
+		const int64_t us = file_local_us(t);
+		if (us == INT64_MIN)
+			return;
+		// (Not the first: the wait before the second step takes the
+		// set-up's time too.)
+		if (w.pace_prev_us != INT64_MIN && us > w.pace_prev_us && w.pace_seen++ > 0 &&
+		    w.pace_open.size() < progress_ring * 2)
+			w.pace_open.emplace_back(us, us - w.pace_prev_us);
+		if (w.pace_prev_us == INT64_MIN || us > w.pace_prev_us)
+			w.pace_prev_us = us;
+	};
+	auto confirm_pace = [&](writer_state &w) {
+		if (w.pace_open.empty() || !w.progress_own_time)
+			return;
+		const int64_t upto = file_local_us(w.progress_ts);
+		size_t kept = 0;
+		for (const auto &iv : w.pace_open) {
+			if (iv.first <= upto) {
+				w.pace_longest_us = std::max(w.pace_longest_us, iv.second);
+				w.pace_intervals++;
+			} else {
+				w.pace_open[kept++] = iv;
+			}
+		}
+		w.pace_open.resize(kept);
+	};
 	// Settles a writer's progress candidates: the newest that matches wins.
 	// A writer several ranks share (their ranks only in the text) has each
 	// candidate's step read, for each rank's last.
@@ -955,6 +998,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.progress_line = w.pending_line[i];
 					w.progress_ts = w.pending_ts[i];
 					w.progress_own_time = w.pending_own_time[i];
+					confirm_pace(w);
 					found = true;
 				}
 				if (!shared || !stepped)
@@ -1056,6 +1100,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
 					w.pending_own_time[w.npending] = !in_glued_bar && (ts || w.last_ts.kind != ts_kind::none);
+					note_pace(w, w.pending_ts[w.npending], w.pending_own_time[w.npending]);
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
 					deferred = true;
@@ -1121,6 +1166,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
 				writers[key].progress_own_time = !in_glued_bar && (ts || writers[key].last_ts.kind != ts_kind::none);
+				note_pace(writers[key], writers[key].progress_ts, writers[key].progress_own_time);
+				confirm_pace(writers[key]);
 				writers[key].npending = 0;
 				return;
 			}
@@ -1710,6 +1757,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;
+	// The steadiest writer's pace: one that stepped often enough to have
+	// one, with the shortest longest interval (a writer that logs once per
+	// epoch has a slow pace of its own; the silence is everyone's).
+	for (const writer_state &w : writers)
+		if (w.pace_intervals >= min_pace_intervals &&
+		    (sf.pace_intervals == 0 || w.pace_longest_us < sf.pace_longest_us)) {
+			sf.pace_longest_us = w.pace_longest_us;
+			sf.pace_intervals = w.pace_intervals;
+		}
 	if (events_first) {
 		// Every byte was looked at by the scan.
 		sf.bytes_read = file_size;
