@@ -32,6 +32,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/rank_rounds.hh %reldir%/reading/rank_rounds.cc \
 	%reldir%/reading/stack_dumps.hh %reldir%/reading/stack_dumps.cc \
 	%reldir%/reading/stop_tracebacks.hh %reldir%/reading/stop_tracebacks.cc \
+	%reldir%/reading/command_sections.hh %reldir%/reading/command_sections.cc \
 	%reldir%/reading/event_scan.hh %reldir%/reading/event_scan.cc %reldir%/reading/timed_filter.hh \
 	%reldir%/reading/file_prefetch.hh %reldir%/reading/file_prefetch.cc \
 	%reldir%/reading/fd_io.hh %reldir%/reading/fd_io.cc \

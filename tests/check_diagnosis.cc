@@ -1029,6 +1029,34 @@ START_TEST(a_described_pods_block_is_the_pods)
 }
 END_TEST
 
+START_TEST(a_pasted_commands_output_is_its_pods_or_nodes)
+{
+	// Output pasted under its command: what "kubectl logs POD" prints is
+	// that pod's, what "kubectl describe node N" prints that node's, until
+	// the next command. A command that names several objects (a selector)
+	// or none names no host.
+	struct shape {
+		const char *command, *host;
+	} shapes[] = {
+		{"$ kubectl -n llm logs --tail=200 bert-ft-worker-1", "bert-ft-worker-1"},
+		{"$ kubectl logs pod/bert-ft-worker-1 -c pytorch", "bert-ft-worker-1"},
+		{"$ kubectl describe node gke-a100-pool-7c1e-x6qv | sed -n '/^Events:/,$p'", "gke-a100-pool-7c1e-x6qv"},
+		{"$ kubectl logs -l job-name=bert-ft --prefix", ""},
+		{"$ cat train.log", ""},
+	};
+	for (const auto &sh : shapes) {
+		bundle b;
+		b.file("pasted.txt", std::string("$ kubectl get pods\nNAME READY STATUS\n") + sh.command +
+					     "\nTraceback (most recent call last):\n"
+					     "  File \"train.py\", line 88, in <module>\n"
+					     "KeyError: 'pixel_values'\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "python_exception");
+		DIAG_CK_STR_EQ(v.first_host, sh.host);
+	}
+}
+END_TEST
+
 START_TEST(a_node_back_before_another_was_lost_did_not_end_the_job)
 {
 	// Kubernetes' events: node a stopped answering and came back an hour
@@ -1277,6 +1305,7 @@ static Suite *suite()
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);
+	tcase_add_test(t, a_pasted_commands_output_is_its_pods_or_nodes);
 	tcase_add_test(t, a_node_back_before_another_was_lost_did_not_end_the_job);
 	tcase_add_test(t, a_rank_missing_from_the_rounds_before_a_ctrl_c_hung);
 	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);

@@ -6,6 +6,7 @@
 #include "reading/rank_rounds.hh"
 #include "reading/stack_dumps.hh"
 #include "reading/stop_tracebacks.hh"
+#include "reading/command_sections.hh"
 #include "reading/text_clean.hh"
 
 #include <cstdlib>
@@ -922,6 +923,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// later than it, so they take it when it comes.
 	std::vector<long> untimed;
 	int host_hint = ev.source(file).host_hint;
+	// The pod or node a pasted command's output below is of
+	// (reading/command_sections.hh), until the next command.
+	int section_host = -1;
 	// The step a progress line names, for its rank: the writer's rank, the
 	// rank its text names, else its srun task. Only the last line counts.
 	std::unordered_map<uint64_t, size_t> step_slot; // (is_task, id) -> rank_steps index
@@ -1112,6 +1116,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (kind != source_kind::kernel_log && shell_command_line(seg)) {
 				untimed.clear();
 				writers[key].described = -1;
+				std::string_view named = command_section_host(seg);
+				section_host = named.empty() ? -1 : ev.intern_host(named);
 			}
 			if (ts) {
 				writers[key].last_ts = *ts;
@@ -1278,7 +1284,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			    r->scope != rule::fault_scope::node)
 				e.host = cw.described;
 			else
-				e.host = host.empty() ? host_hint : ev.intern_host(host);
+				e.host = !host.empty() ? ev.intern_host(host) : section_host >= 0 ? section_host : host_hint;
 			if (ts) {
 				e.ts = *ts;
 			} else {
