@@ -686,6 +686,34 @@ START_TEST(only_victims_and_one_nodes_link_failing_name_that_node)
 }
 END_TEST
 
+START_TEST(a_link_lost_on_both_ends_is_the_node_whose_kernel_saw_it_go_down)
+{
+	// Both nodes' ranks report their sockets timing out toward each other
+	// (no end stands apart by the reports); only node02's kernel saw its
+	// link go down, just before. Without that kernel log, nobody.
+	for (bool kernel : {true, false}) {
+		bundle b;
+		b.file("job.out",
+		       "node01: node01:301821:301821 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+		       "node02: node02:57702:57702 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+		       "node01: 2026-10-26 04:00:00,100 INFO step 500 loss 0.137\n"
+		       "node01: node01:301821:302517 [2] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to recv from "
+		       "10.0.0.2<58184> failed : Connection timed out\n"
+		       "node02: node02:57702:58093 [0] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to send to "
+		       "10.0.0.1<60352> failed : Connection timed out\n");
+		if (kernel)
+			b.file("kern.node02.log",
+			       "2026-10-26T03:05:00+0000 node02 kernel: ice 0000:4b:00.0 ens3f0np0: NIC Link is up 200 Gbps Full Duplex\n"
+			       "2026-10-26T04:01:07+0000 node02 kernel: ice 0000:4b:00.0 ens3f0np0: NIC Link is Down\n");
+		b.file("sacct.txt", "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+				    "901|train|FAILED|1:0|2026-10-26T03:00:00|2026-10-26T04:15:00|node[01-02]\n");
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "network", -1);
+		DIAG_CK_STR_EQ(v.first_host, kernel ? "node02" : "");
+	}
+}
+END_TEST
+
 START_TEST(the_end_of_a_one_node_job_names_its_node)
 {
 	// A cancel of a job whose ranks all ran on one machine: no fault of
@@ -1293,6 +1321,7 @@ static Suite *suite()
 	tcase_add_test(t, two_ranks_of_one_node_failing_together_name_the_node);
 	tcase_add_test(t, a_port_error_on_every_rank_of_a_node_is_the_nodes);
 	tcase_add_test(t, only_victims_and_one_nodes_link_failing_name_that_node);
+	tcase_add_test(t, a_link_lost_on_both_ends_is_the_node_whose_kernel_saw_it_go_down);
 	tcase_add_test(t, the_end_of_a_one_node_job_names_its_node);
 	tcase_add_test(t, a_nodes_full_name_is_the_node);
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);

@@ -105,6 +105,10 @@ bool loopback_name(const std::string &h);
 bool one_machine(const evidence &ev);
 // Whether e is host's kernel seeing its own network link fail (peer_fault.cc).
 bool kernel_link_fault(const evidence &ev, const event &e, int host);
+// The one node of the job whose kernel saw its own network link fail (the
+// latest such line at or before broke, else the first), or null where no
+// node or several did (peer_fault.cc).
+const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke);
 // A network error's peer capture as the address alone (peer_fault.cc).
 std::string peer_address(std::string peer);
 // How many ranks of best's host reported best's fault within a second of

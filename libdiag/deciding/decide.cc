@@ -384,22 +384,8 @@ void without_initiator(diagnosis_context &cx)
 			if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
 			    (broke == no_time || e.time_us < broke))
 				broke = e.time_us;
-		std::vector<const event *> links;
-		for (const auto &e : ev.events)
-			if (e.host >= 0 && kernel_link_fault(ev, e, e.host))
-				links.push_back(&e);
-		bool one_node = !links.empty() && std::all_of(links.begin(), links.end(),
-							      [&](const event *e) { return e->host == links[0]->host; });
-		// The latest at or before the break, else the first.
-		const event *link = nullptr;
-		for (const event *e : links)
-			if (e->time_us != no_time && broke != no_time && e->time_us <= broke &&
-			    (!link || e->time_us > link->time_us))
-				link = e;
-		if (!link && !links.empty())
-			link = *std::min_element(links.begin(), links.end(),
-						 [](const event *a, const event *b) { return earlier_event(*a, *b); });
-		if (link && one_node) {
+		const event *link = one_node_saw_its_link_fail(ev, broke);
+		if (link) {
 			d.first = link;
 			d.first_host = link->host;
 			d.rank_singled_out = true;

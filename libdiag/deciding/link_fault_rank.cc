@@ -31,13 +31,37 @@ bool link_loss(const event &e)
 	return !e.capture("peer").empty();
 }
 
+// A link lost on several hosts at once, no host singled out by the ranks'
+// reports, where only one of the job's nodes saw its own link fail in its
+// kernel log (at or before the first report): that node's side broke.
+void name_the_node_whose_link_went_down(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (d.cls != failure_class::network || d.first_rank >= 0 || d.first_host >= 0)
+		return;
+	int64_t broke = no_time;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && !e.decoy && e.cls == failure_class::network && e.time_us != no_time &&
+		    cx.ev.sources()[e.file].kind != source_kind::kernel_log && (broke == no_time || e.time_us < broke))
+			broke = e.time_us;
+	const event *link = one_node_saw_its_link_fail(cx.ev, broke);
+	if (!link || (broke != no_time && link->time_us != no_time && link->time_us > broke))
+		return;
+	d.first_host = link->host;
+	d.rank_singled_out = true;
+	d.notes.push_back("of the job's nodes only " + cx.ev.host_name(link->host) +
+			  "'s kernel saw its network link fail before the ranks lost their connections");
+}
+
 } // namespace
 
 void pass_link_fault_rank(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.cls != failure_class::network || d.first_rank < 0 || !d.first || !link_loss(*d.first))
+	if (d.cls != failure_class::network || d.first_rank < 0 || !d.first || !link_loss(*d.first)) {
+		name_the_node_whose_link_went_down(cx);
 		return;
+	}
 	std::set<int> ranks;
 	for (const auto &e : cx.ev.events)
 		if (!e.dropped && !e.decoy && e.cls == failure_class::network && e.rank >= 0 &&
@@ -55,6 +79,7 @@ void pass_link_fault_rank(diagnosis_context &cx)
 	}
 	d.first_rank = -1;
 	d.rank_singled_out = d.first_host >= 0; // (the host is singled out)
+	name_the_node_whose_link_went_down(cx);
 }
 
 } // namespace diag

@@ -8,6 +8,7 @@
 #include "deciding/context.hh"
 #include "deciding/diagnose.hh"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -29,6 +30,25 @@ bool kernel_link_fault(const evidence &ev, const event &e, int host)
 {
 	return !e.dropped && e.cls == failure_class::network && e.host == host &&
 	       ev.sources()[e.file].kind == source_kind::kernel_log;
+}
+
+const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke)
+{
+	std::vector<const event *> links;
+	for (const auto &e : ev.events)
+		if (e.host >= 0 && kernel_link_fault(ev, e, e.host))
+			links.push_back(&e);
+	if (links.empty() || !std::all_of(links.begin(), links.end(), [&](const event *e) { return e->host == links[0]->host; }))
+		return nullptr;
+	// The latest at or before the break, else the first.
+	const event *link = nullptr;
+	for (const event *e : links)
+		if (e->time_us != no_time && broke != no_time && e->time_us <= broke && (!link || e->time_us > link->time_us))
+			link = e;
+	if (!link)
+		link = *std::min_element(links.begin(), links.end(),
+					 [](const event *a, const event *b) { return earlier_event(*a, *b); });
+	return link;
 }
 
 namespace {
