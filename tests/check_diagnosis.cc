@@ -833,6 +833,42 @@ START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
 }
 END_TEST
 
+START_TEST(a_failure_the_launcher_restarted_from_was_survived)
+{
+	// Rank 1 raised; torchrun restarted the worker group and training went
+	// on for hours until the time limit: the exception was survived. With
+	// no progress after the restart (the restarted rank failed again), the
+	// exception stands.
+	for (bool went_on : {true, false}) {
+		bundle b;
+		std::string log = "[2025-01-15 06:00:00] [rank0] epoch 3 iter 100/900 loss 1.55\n"
+				  "[rank1]: Traceback (most recent call last):\n"
+				  "[rank1]:   File \"train.py\", line 88, in <module>\n"
+				  "[rank1]: ValueError: unexpected label -1\n"
+				  "W0115 06:14:54.083194 71204 torch/distributed/elastic/multiprocessing/api.py:897] Sending "
+				  "process 71233 closing signal SIGTERM\n"
+				  "I0115 06:14:55.264710 71204 torch/distributed/elastic/agent/server/api.py:870] [default] "
+				  "Worker group FAILED. 3/3 attempts left; will restart worker group\n";
+		if (went_on)
+			for (int h = 7; h < 12; h++)
+				log += "[2025-01-15 " + std::to_string(h) + ":30:00] [rank0] epoch " + std::to_string(h) +
+				       " iter 900/900 loss 1.2\n";
+		else
+			log += "I0115 06:15:30.000000 71204 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+			       "(exitcode: 1) local_rank: 1 (pid: 71236) of binary: /usr/bin/python3\n";
+		if (went_on)
+			log += "slurmstepd: error: *** JOB 3318842 ON gpu-4-12 CANCELLED AT 2025-01-15T12:00:00 DUE TO TIME LIMIT ***\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (went_on) {
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "python_exception", 1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
 {
 	// Four ranks step once a minute, then nothing for 40 minutes until the
@@ -1328,6 +1364,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
+	tcase_add_test(t, a_failure_the_launcher_restarted_from_was_survived);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
 	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);
 	tcase_add_test(t, a_link_fault_several_ranks_report_names_no_rank);

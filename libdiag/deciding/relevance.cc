@@ -235,14 +235,41 @@ bool job_went_on(const evidence &ev, const event &e)
 	return false;
 }
 
+// The last line in each file where a launcher restarted its workers after
+// a failure and the job then made progress again (any writer's, below it).
+std::map<uint32_t, uint64_t> restarts_the_job_outlived(const evidence &ev)
+{
+	std::map<uint32_t, uint64_t> progress_below; // file -> its last progress line
+	for (const auto &p : ev.last_progress) {
+		auto f = static_cast<uint32_t>(p.first >> 32);
+		progress_below[f] = std::max(progress_below[f], p.second);
+	}
+	std::map<uint32_t, uint64_t> outlived;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.capture("restart").empty())
+			continue;
+		auto it = progress_below.find(e.file);
+		if (it != progress_below.end() && it->second > e.line)
+			outlived[e.file] = std::max(outlived[e.file], e.line);
+	}
+	return outlived;
+}
+
 // A failure that the same writer logged and then carried on from was
-// caught: it is not what killed the job.
+// caught: it is not what killed the job. So is one the launcher restarted
+// the workers after, where the job then made progress again.
 void mark_survived(diagnosis_context &cx)
 {
 	evidence &ev = cx.ev;
+	const std::map<uint32_t, uint64_t> restarted = restarts_the_job_outlived(ev);
 	for (auto &e : ev.events) {
 		if (e.role != event_role::initiating || e.kind == rule_kind::job_end || is_kernel(ev, e) || e.decoy)
 			continue;
+		if (auto r = restarted.find(e.file); r != restarted.end() && e.line < r->second) {
+			e.decoy = true;
+			e.why_not = "the launcher restarted the workers after it and the job made progress again";
+			continue;
+		}
 		// The line (or the next on its writer) says it was retried,
 		// skipped or recovered: context, whatever came after. (Not a node
 		// lost or reclaimed: no process deals with that; a controller's
