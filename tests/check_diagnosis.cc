@@ -869,6 +869,31 @@ START_TEST(a_failure_the_launcher_restarted_from_was_survived)
 }
 END_TEST
 
+START_TEST(an_nfs_server_lost_until_the_end_is_the_cause_one_back_is_not)
+{
+	// node07's NFS server stopped answering; half an hour later the ranks'
+	// watchdogs fired. Had the node said the server was OK again before
+	// them, the loss was survived and the hang is all that is left.
+	for (bool back : {false, true}) {
+		bundle b;
+		b.file("job.out", "0: [rank0]:[E309 13:37:54.881000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught "
+				  "collective operation timeout: WorkNCCL(SeqNum=80011, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+				  "Timeout(ms)=1800000) ran for 1800010 milliseconds before timing out.\n"
+				  "1: [rank1]:[E309 13:37:54.991000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught "
+				  "collective operation timeout: WorkNCCL(SeqNum=80011, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+				  "Timeout(ms)=1800000) ran for 1800020 milliseconds before timing out.\n");
+		std::string kern = "2026-03-09T13:07:49+0000 node07 kernel: nfs: server nas-fs03 not responding, still trying\n";
+		if (back)
+			kern += "2026-03-09T13:08:10+0000 node07 kernel: nfs: server nas-fs03 OK\n";
+		b.file("kern.node07.log", kern);
+		b.file("sacct.txt", "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+				    "552301|lm|FAILED|1:0|2026-03-09T11:58:02|2026-03-09T13:40:00|node[07-08]\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), back ? "collective_hang" : "filesystem");
+	}
+}
+END_TEST
+
 START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
 {
 	// Four ranks step once a minute, then nothing for 40 minutes until the
@@ -1364,6 +1389,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
+	tcase_add_test(t, an_nfs_server_lost_until_the_end_is_the_cause_one_back_is_not);
 	tcase_add_test(t, a_failure_the_launcher_restarted_from_was_survived);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);
 	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);

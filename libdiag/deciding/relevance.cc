@@ -312,6 +312,30 @@ void mark_survived(diagnosis_context &cx)
 	}
 }
 
+// A server the node lost (its NFS server not responding) that the same
+// node then said answered again: the loss was survived, whatever blocked
+// on it went on.
+void mark_servers_back(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	for (const auto &ok : ev.events) {
+		const std::string server = ok.capture("recovered_server");
+		if (ok.dropped || server.empty())
+			continue;
+		for (auto &e : ev.events) {
+			if (e.dropped || e.decoy || e.role != event_role::initiating || e.host != ok.host ||
+			    e.capture("server") != server)
+				continue;
+			const bool before = e.file == ok.file ? e.line < ok.line
+							       : e.time_us != no_time && ok.time_us != no_time && e.time_us <= ok.time_us;
+			if (!before)
+				continue;
+			e.decoy = true;
+			e.why_not = "the node said server " + server + " answered again after it";
+		}
+	}
+}
+
 // A node lost, then said to answer again (Kubernetes' NodeReady, later in
 // the same listing) before another node was lost: the job outlived the
 // first loss, and the later one is what ended it.
@@ -366,6 +390,7 @@ void pass_relevance(diagnosis_context &cx)
 	drop_other_jobs(cx);
 	drop_other_processes(cx);
 	mark_survived(cx);
+	mark_servers_back(cx);
 	mark_nodes_back(cx);
 	note_set_aside(cx);
 }
