@@ -364,14 +364,48 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 // was many times the longest interval between two of their steps (and ten
 // minutes at least). A job of several ranks stalled and the stop ended the
 // wait; the rank behind in steps, where one is, stopped first.
+// The silence between a stop's line and the last progress in its file,
+// where that file's steadiest writer had a pace the silence far exceeds
+// and the file says nothing for minutes after the stop; -1 otherwise.
+int64_t silence_past_pace(const evidence &ev, const event &stop_line, const source_file **file)
+{
+	if (stop_line.inherited_time || stop_line.ts.kind == ts_kind::none || stop_line.file >= ev.sources().size())
+		return -1;
+	const source_file &sf = ev.sources()[stop_line.file];
+	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
+		return -1;
+	// (Stamps of one kind, with a year or both without: a glog "I0220"
+	// and a banner's "2026-02-20" are not on one reckoning.)
+	const ts_value &at = stop_line.ts;
+	int64_t latest = INT64_MIN;
+	for (const auto &m : ev.progress_marks)
+		if (m.file == stop_line.file && m.ts.kind == at.kind && (m.ts.year == 0) == (at.year == 0))
+			latest = std::max(latest, file_local_us(m.ts));
+	const int64_t stop = file_local_us(at);
+	if (latest == INT64_MIN || stop == INT64_MIN)
+		return -1;
+	const int64_t silence = stop - latest;
+	if (silence < paced_silence_min_us || silence < paced_silence_factor * sf.pace_longest_us)
+		return -1;
+	// (A job that went on writing well after the stop, finishing its phase
+	// before it left, was alive: it was busy, not hung.)
+	const int64_t last = file_local_us(sf.last_stamp);
+	if (last != INT64_MIN && last - stop > alive_after_stop_us)
+		return -1;
+	*file = &sf;
+	return silence;
+}
+
+// The job's log went silent long before it was stopped from outside: its
+// writers had stepped at a steady pace, and the silence before the stop
+// was many times the longest interval between two of their steps (and ten
+// minutes at least). A job of several ranks stalled and the stop ended the
+// wait; the rank behind in steps, where one is, stopped first. Any line of
+// the stop (each file's own) may show it, whichever the decision names.
 bool stopped_long_after_its_pace(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (!stopped_from_outside(d) || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none ||
-	    d.first->file >= cx.ev.sources().size())
-		return false;
-	const source_file &sf = cx.ev.sources()[d.first->file];
-	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
+	if (!stopped_from_outside(d))
 		return false;
 	// (Several ranks: one process alone waits on no collective.)
 	std::set<int> ranks;
@@ -383,25 +417,18 @@ bool stopped_long_after_its_pace(diagnosis_context &cx)
 			ranks.insert(e.rank);
 	if (cx.ev.ranks.world_size() < 2 && cx.ev.round_ranks < 2 && ranks.size() < 2)
 		return false;
-	int64_t latest = INT64_MIN;
-	for (const auto &p : cx.ev.last_progress_us)
-		if (static_cast<uint32_t>(p.first >> 32) == d.first->file)
-			latest = std::max(latest, p.second);
-	const int64_t stop = file_local_us(d.first->ts);
-	if (latest == INT64_MIN || stop == INT64_MIN)
-		return false;
-	const int64_t silence = stop - latest;
-	if (silence < paced_silence_min_us || silence < paced_silence_factor * sf.pace_longest_us)
-		return false;
-	// (A job that went on writing well after the stop, finishing its phase
-	// before it left, was alive: it was busy, not hung.)
-	const int64_t last = file_local_us(sf.last_stamp);
-	if (last != INT64_MIN && last - stop > alive_after_stop_us)
+	int64_t silence = -1;
+	const source_file *sf = nullptr;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.role == event_role::initiating && e.cls == d.cls &&
+		    (silence = silence_past_pace(cx.ev, e, &sf)) >= 0)
+			break;
+	if (silence < 0 || !sf)
 		return false;
 	hang_view behind = ranks_behind_in_steps(cx.ev);
 	const int rank = behind.suspects.size() == 1 ? behind.suspects[0] : -1;
 	const long long minutes = silence / (60LL * 1000000);
-	const long long pace_s = sf.pace_longest_us / 1000000;
+	const long long pace_s = sf->pace_longest_us / 1000000;
 	ended_a_hang(d, rank,
 		     rank >= 0 ? behind.why
 			       : "the job stopped making progress " + std::to_string(minutes) + " minutes before it was stopped",
