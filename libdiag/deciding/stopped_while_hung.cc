@@ -374,13 +374,22 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	const source_file &sf = ev.sources()[stop_line.file];
 	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
 		return -1;
-	// (Stamps of one kind, with a year or both without: a glog "I0220"
-	// and a banner's "2026-02-20" are not on one reckoning.)
+	// The job's last progress (stamped by its own writer: an unstamped
+	// line inherits a time that may be hours early) in any file whose stamps read like the
+	// stop's (of one kind, with a year or both without: a glog "I0220" and
+	// a banner's "2026-02-20" are not on one reckoning): a file that
+	// stepped on until the stop says the job did, whatever another file's
+	// early lines say.
 	const ts_value &at = stop_line.ts;
 	int64_t latest = INT64_MIN;
+	bool own_file = false;
 	for (const auto &m : ev.progress_marks)
-		if (m.file == stop_line.file && m.ts.kind == at.kind && (m.ts.year == 0) == (at.year == 0))
+		if (m.stamped && m.ts.kind == at.kind && (m.ts.year == 0) == (at.year == 0)) {
 			latest = std::max(latest, file_local_us(m.ts));
+			own_file = own_file || m.file == stop_line.file;
+		}
+	if (!own_file)
+		return -1;
 	const int64_t stop = file_local_us(at);
 	if (latest == INT64_MIN || stop == INT64_MIN)
 		return -1;

@@ -60,6 +60,7 @@ struct progress_mark {
 	uint32_t key = 0;    // the writer key, as in last_progress
 	uint64_t line = 0;
 	ts_value ts;         // unresolved: on the writer's host clock
+	bool stamped = false; // ts is the line's own stamp, not one it inherits
 	int rank = -1;       // the writer's rank, or its srun task id
 	int task = -1;
 };

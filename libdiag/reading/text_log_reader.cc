@@ -259,6 +259,7 @@ struct writer_state {
 	// Its time: its own or the writer's last, else the file's last (then
 	// it marks the timeline but is no time of this writer's).
 	bool progress_own_time = false;
+	bool progress_stamped = false;   // that time is the line's own stamp
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
@@ -267,6 +268,7 @@ struct writer_state {
 	uint64_t pending_line[progress_ring] = {};
 	uint16_t pending_len[progress_ring] = {};
 	bool pending_own_time[progress_ring] = {};
+	bool pending_stamped[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
@@ -1002,6 +1004,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.progress_line = w.pending_line[i];
 					w.progress_ts = w.pending_ts[i];
 					w.progress_own_time = w.pending_own_time[i];
+					w.progress_stamped = w.pending_stamped[i];
 					confirm_pace(w);
 					found = true;
 				}
@@ -1104,6 +1107,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_line[w.npending] = line_no;
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
 					w.pending_own_time[w.npending] = !in_glued_bar && (ts || w.last_ts.kind != ts_kind::none);
+					w.pending_stamped[w.npending] = !in_glued_bar && ts;
 					note_pace(w, w.pending_ts[w.npending], w.pending_own_time[w.npending]);
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
@@ -1172,6 +1176,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
 				writers[key].progress_own_time = !in_glued_bar && (ts || writers[key].last_ts.kind != ts_kind::none);
+				writers[key].progress_stamped = !in_glued_bar && ts;
 				note_pace(writers[key], writers[key].progress_ts, writers[key].progress_own_time);
 				confirm_pace(writers[key]);
 				writers[key].npending = 0;
@@ -1732,6 +1737,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			m.key = k;
 			m.line = w.progress_line;
 			m.ts = w.progress_ts;
+			m.stamped = w.progress_stamped;
 			uint64_t kind_no = w.ident >> 40, id = w.ident & ((1ull << 40) - 1);
 			if (kind_no == 1)
 				m.rank = static_cast<int>(id);
