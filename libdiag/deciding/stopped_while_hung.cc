@@ -374,12 +374,12 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	const source_file &sf = ev.sources()[stop_line.file];
 	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
 		return -1;
-	// The job's last progress (stamped by its own writer: an unstamped
-	// line inherits a time that may be hours early) in any file whose stamps read like the
-	// stop's (of one kind, with a year or both without: a glog "I0220" and
-	// a banner's "2026-02-20" are not on one reckoning): a file that
-	// stepped on until the stop says the job did, whatever another file's
-	// early lines say.
+	// The job's last progress, on a line stamped itself (an unstamped one
+	// inherits a time that may be hours early), in any file whose stamps
+	// read like the stop's (of one kind, with a year or both without: a
+	// glog "I0220" and a banner's "2026-02-20" are not on one reckoning): a
+	// file that stepped on until the stop says the job did, whatever
+	// another file's early lines say. The stop's own file must be among them.
 	const ts_value &at = stop_line.ts;
 	int64_t latest = INT64_MIN;
 	bool own_file = false;
