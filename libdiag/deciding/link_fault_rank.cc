@@ -53,15 +53,13 @@ void name_the_node_whose_link_went_down(diagnosis_context &cx)
 			  "'s kernel saw its network link fail before the ranks lost their connections");
 }
 
-} // namespace
-
-void pass_link_fault_rank(diagnosis_context &cx)
+// Where more than one rank reported losing the link the first rank
+// reported, that rank is not singled out; its host stays.
+void no_rank_for_a_shared_link_loss(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (d.cls != failure_class::network || d.first_rank < 0 || !d.first || !link_loss(*d.first)) {
-		name_the_node_whose_link_went_down(cx);
+	if (d.cls != failure_class::network || d.first_rank < 0 || !d.first || !link_loss(*d.first))
 		return;
-	}
 	std::set<int> ranks;
 	for (const auto &e : cx.ev.events)
 		if (!e.dropped && !e.decoy && e.cls == failure_class::network && e.rank >= 0 &&
@@ -79,6 +77,13 @@ void pass_link_fault_rank(diagnosis_context &cx)
 	}
 	d.first_rank = -1;
 	d.rank_singled_out = d.first_host >= 0; // (the host is singled out)
+}
+
+} // namespace
+
+void pass_link_fault_rank(diagnosis_context &cx)
+{
+	no_rank_for_a_shared_link_loss(cx);
 	name_the_node_whose_link_went_down(cx);
 }
 

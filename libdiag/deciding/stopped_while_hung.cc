@@ -447,24 +447,16 @@ bool stopped_long_after_its_pace(diagnosis_context &cx)
 	return true;
 }
 
-} // namespace
-
-void pass_stopped_while_hung(diagnosis_context &cx)
+// A cancel long after every rank's last progress, one rank behind the
+// others in steps: the cancellation ended that rank's hang.
+bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
 {
 	decision &d = cx.d;
-	if (ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
-	    interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
-	    stopped_after_one_fell_behind(cx))
-		return;
-	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none) {
-		stopped_long_after_its_pace(cx);
-		return;
-	}
+	if (d.cls != failure_class::user_cancel || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
+		return false;
 	hang_view behind = ranks_behind_in_steps(cx.ev);
-	if (behind.suspects.size() != 1) {
-		stopped_long_after_its_pace(cx);
-		return;
-	}
+	if (behind.suspects.size() != 1)
+		return false;
 	// Every rank's last progress in the stop's own file (times compare
 	// within one file) came long before it.
 	const int64_t stop = file_local_us(d.first->ts);
@@ -472,14 +464,24 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	for (const auto &m : cx.ev.rank_progress)
 		if (m.file == d.first->file && (!m.is_task || cx.ev.tasks_are_ranks))
 			latest = std::max(latest, m.us);
-	if (latest == INT64_MIN || stop - latest < hang_silence_us) {
-		stopped_long_after_its_pace(cx);
-		return;
-	}
+	if (latest == INT64_MIN || stop - latest < hang_silence_us)
+		return false;
 	const long long minutes = (stop - latest) / (60LL * 1000000);
 	ended_a_hang(d, behind.suspects[0], behind.why,
 		     "the job was cancelled " + std::to_string(minutes) +
 			     " minutes after the last progress of any rank: the cancellation ended a hang");
+	return true;
+}
+
+} // namespace
+
+void pass_stopped_while_hung(diagnosis_context &cx)
+{
+	// (The first that finds the stop ended a hang decides.)
+	ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
+		interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
+		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
+		stopped_long_after_its_pace(cx);
 }
 
 } // namespace diag
