@@ -395,6 +395,23 @@ START_TEST(python_logging)
 }
 END_TEST
 
+START_TEST(us_slash_date)
+{
+	const char *line = "08/15/2022 18:02:28 - INFO - __main__ -   epoch: 0, global step: 3, loss: 10.7062";
+	ts_value v = FIND(line);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local));
+	check_civil(v, 2022, 8, 15, 18, 2, 28, 0);
+	check_span(line, v, "08/15/2022 18:02:28");
+	// A first field over 12 is the day.
+	const char *eu = "15/08/2022 18:02:28,250 INFO step 3";
+	ts_value e = FIND(eu);
+	check_civil(e, 2022, 8, 15, 18, 2, 28, 250000);
+	NONE("08/15/22 18:02:28 two-digit year");
+	NONE("13/13/2022 10:00:00 no such month");
+	NONE("loss 12/34/5678 10:00:00");
+}
+END_TEST
+
 START_TEST(logfmt)
 {
 	const char *line = "time=\"2026-03-04T10:15:02Z\" level=warning msg=\"slow\"";
@@ -749,6 +766,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, epoch_leading);
 	tcase_add_test(shapes, epoch_rejected);
 	tcase_add_test(shapes, python_logging);
+	tcase_add_test(shapes, us_slash_date);
 	tcase_add_test(shapes, logfmt);
 	suite_add_tcase(s, shapes);
 

@@ -375,7 +375,8 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	if (sf.pace_intervals == 0 || sf.pace_longest_us <= 0)
 		return -1;
 	// The job's last progress, on a line stamped itself (an unstamped one
-	// inherits a time that may be hours early), in any file whose stamps
+	// inherits a time that may be hours early; one a line or two after its
+	// writer's last stamped step is dated by that step), in any file whose stamps
 	// read like the stop's (of one kind, with a year or both without: a
 	// glog "I0220" and a banner's "2026-02-20" are not on one reckoning): a
 	// file that stepped on until the stop says the job did, whatever
@@ -383,11 +384,15 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	const ts_value &at = stop_line.ts;
 	int64_t latest = INT64_MIN;
 	bool own_file = false;
-	for (const auto &m : ev.progress_marks)
-		if (m.stamped && m.ts.kind == at.kind && (m.ts.year == 0) == (at.year == 0)) {
-			latest = std::max(latest, file_local_us(m.ts));
+	for (const auto &m : ev.progress_marks) {
+		// (A bar drawn right after the writer's last stamped step is dated
+		// by that step.)
+		const ts_value &t = m.stamped ? m.ts : m.stamped_ts;
+		if (t.kind != ts_kind::none && t.kind == at.kind && (t.year == 0) == (at.year == 0)) {
+			latest = std::max(latest, file_local_us(t));
 			own_file = own_file || m.file == stop_line.file;
 		}
+	}
 	if (!own_file)
 		return -1;
 	const int64_t stop = file_local_us(at);

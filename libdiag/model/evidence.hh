@@ -61,6 +61,9 @@ struct progress_mark {
 	uint64_t line = 0;
 	ts_value ts;         // unresolved: on the writer's host clock
 	bool stamped = false; // ts is the line's own stamp, not one it inherits
+	// Where it is not: the writer's last stamped progress line's own time,
+	// when that came a line or two before (kind none otherwise).
+	ts_value stamped_ts;
 	int rank = -1;       // the writer's rank, or its srun task id
 	int task = -1;
 };

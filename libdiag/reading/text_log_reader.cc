@@ -244,6 +244,11 @@ bool may_have_label_and_rank(std::string_view s, unsigned markers)
 constexpr size_t progress_ring = 8;
 // Intervals between a writer's progress lines that make a pace.
 constexpr uint32_t min_pace_intervals = 3;
+// A writer's last progress line without a stamp of its own (a bar drawn
+// after its last stamped step) is dated by that stamped line when it came
+// within these few lines of it: further on, an unstamped phase (a long
+// evaluation's bar) may have gone on for any time since.
+constexpr uint64_t pace_since_stamp = 3;
 constexpr uint64_t wrapper_lines = 80;    // how far below a wrapping exception its message may be
 constexpr uint64_t describe_head_lines = 10;  // kubectl describe: "Name:" to "Node:"
 constexpr uint64_t describe_block_lines = 120; // "Node:" to the end of the pod's block (its Events)
@@ -260,6 +265,10 @@ struct writer_state {
 	// it marks the timeline but is no time of this writer's).
 	bool progress_own_time = false;
 	bool progress_stamped = false;   // that time is the line's own stamp
+	// The last progress line stamped with its own time, and that time (a
+	// bar drawn right after it has none: pace_since_stamp).
+	uint64_t stamped_progress_line = 0;
+	ts_value stamped_progress_ts;
 	// The candidates: lines, lengths and bodies (progress_ring slots of
 	// progress_max_body bytes, allocated at the first).
 	std::unique_ptr<char[]> pending_body;
@@ -996,10 +1005,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	auto settle = [&](writer_state &w) {
 		bool shared = (w.ident >> 40) != 1;
 		bool found = false;
+		bool stamped_found = false;
+		bool stepping = true; // a shared writer's older candidates still step ranks
 		for (size_t i = w.npending; i-- > 0;) {
 			std::string_view body(w.pending_body.get() + i * progress_max_body, w.pending_len[i]);
 			if (const rule *m = rules.match(body, srcbit, caps)) {
-				bool stepped = note_step(w, m, body, w.pending_line[i]);
+				if (stepping && (!note_step(w, m, body, w.pending_line[i]) || !shared))
+					stepping = false;
 				if (!found) {
 					w.progress_line = w.pending_line[i];
 					w.progress_ts = w.pending_ts[i];
@@ -1008,7 +1020,16 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					confirm_pace(w);
 					found = true;
 				}
-				if (!shared || !stepped)
+				if (w.pending_stamped[i] && !stamped_found) {
+					w.stamped_progress_line = w.pending_line[i];
+					w.stamped_progress_ts = w.pending_ts[i];
+					stamped_found = true;
+				}
+				// (Older candidates still count for a shared writer's
+				// steps, and for the last stamped one while the newest
+				// had no stamp of its own, a few lines back at most.)
+				const bool want_stamp = !stamped_found && w.progress_line - w.pending_line[i] < pace_since_stamp;
+				if (!stepping && !want_stamp)
 					break;
 			}
 		}
@@ -1177,6 +1198,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 												      : file_last_ts;
 				writers[key].progress_own_time = !in_glued_bar && (ts || writers[key].last_ts.kind != ts_kind::none);
 				writers[key].progress_stamped = !in_glued_bar && ts;
+				if (writers[key].progress_stamped) {
+					writers[key].stamped_progress_line = line_no;
+					writers[key].stamped_progress_ts = *ts;
+				}
 				note_pace(writers[key], writers[key].progress_ts, writers[key].progress_own_time);
 				confirm_pace(writers[key]);
 				writers[key].npending = 0;
@@ -1738,6 +1763,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			m.line = w.progress_line;
 			m.ts = w.progress_ts;
 			m.stamped = w.progress_stamped;
+			if (!m.stamped && w.stamped_progress_line && w.progress_line - w.stamped_progress_line < pace_since_stamp)
+				m.stamped_ts = w.stamped_progress_ts;
 			uint64_t kind_no = w.ident >> 40, id = w.ident & ((1ull << 40) - 1);
 			if (kind_no == 1)
 				m.rank = static_cast<int>(id);

@@ -254,6 +254,36 @@ bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 	return true;
 }
 
+// "MM/DD/YYYY HH:MM:SS[.,frac]": Python's logging with the date format
+// the Hugging Face example scripts set ("08/15/2022 18:02:28 - INFO -
+// __main__ -"). A first field over 12 is the day ("15/08/2022", the
+// European order); where both could be the month, the US order holds.
+bool parse_slash_date(std::string_view s, size_t pos, ts_value &v)
+{
+	if (pos + 19 > s.size() || s[pos + 2] != '/' || s[pos + 5] != '/')
+		return false;
+	cursor c{s, pos};
+	int a = 0, b = 0;
+	if (!c.num(2, a) || !c.eat('/') || !c.num(2, b) || !c.eat('/') || !c.num(4, v.year))
+		return false;
+	v.month = a <= 12 ? a : b;
+	v.day = a <= 12 ? b : a;
+	if (v.year < min_year || v.year > max_year || !valid_day(v.year, v.month, v.day))
+		return false;
+	if (!c.eat(' ') && !c.eat('T'))
+		return false;
+	if (!clock_time(c, true, v))
+		return false;
+	int offset = 0;
+	if (zone(c, offset) || spaced_zone(c, offset) || zone_word(c))
+		set_absolute(v, offset);
+	else
+		v.kind = ts_kind::local;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
 // A logger's level word, then "MM-DD HH:MM:SS" (vLLM's "ERROR 08-02
 // 08:50:03 worker_base.py:382] "): no year. Only right after the level word,
 // where a month and a day cannot be something else.
@@ -437,7 +467,8 @@ bool parse_at(std::string_view s, size_t pos, bool line_start, ts_value &v)
 	char c = s[pos];
 	v = ts_value{}; // a failed shape may have left fields behind
 	if (is_digit(c))
-		return parse_iso(s, pos, v) || (line_start && parse_epoch(s, pos, v)) || parse_level_month_day(s, pos, v);
+		return parse_iso(s, pos, v) || parse_slash_date(s, pos, v) || (line_start && parse_epoch(s, pos, v)) ||
+		       parse_level_month_day(s, pos, v);
 	if (c == '[')
 		return parse_kmsg(s, pos, v);
 	if (!is_upper(c))
