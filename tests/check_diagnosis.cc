@@ -1249,6 +1249,47 @@ START_TEST(a_crash_under_ctrl_c_is_its_teardown)
 }
 END_TEST
 
+START_TEST(the_rank_left_running_while_the_others_timed_out)
+{
+	// Four ranks on one node (pids named in their own lines), three of
+	// them time out in a gloo recv and exit 1; torchrun has to SIGTERM the
+	// fourth, still running: the others waited on it. Where the signalled
+	// rank had itself exited on its own, nobody is singled out that way.
+	for (bool left_running : {true, false}) {
+		bundle b;
+		std::string t;
+		for (int r = 0; r < 4; r++)
+			t += "Torch distributed initialized. Hostname cn-07, pid " + std::to_string(51822 + r) + ", rank " +
+			     std::to_string(r) + " / size 4, local rank " + std::to_string(r) + " / local size 4.\n";
+		for (int r = 1; r < 4; r++)
+			t += "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+			     "1800000ms for recv operation to complete\n";
+		t += "[2023-11-13 17:07:16,902] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process "
+		     "51822 closing signal SIGTERM\n"
+		     "[2023-11-13 17:07:17,530] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: "
+		     "1) local_rank: 1 (pid: 51823) of binary: /usr/bin/python3\n"
+		     "Failures:\n";
+		for (int r = left_running ? 2 : 0; r < 4; r++) {
+			if (r == 1)
+				continue;
+			t += "[" + std::to_string(r) + "]:\n  time      : 2023-11-13_17:07:16\n  host      : cn-07\n" +
+			     "  rank      : " + std::to_string(r) + " (local_rank: " + std::to_string(r) + ")\n" +
+			     "  exitcode  : 1 (pid: " + std::to_string(51822 + r) + ")\n";
+		}
+		t += "Root Cause (first observed failure):\n[0]:\n  time      : 2023-11-13_17:07:16\n  host      : cn-07\n"
+		     "  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 51823)\n";
+		b.file("job.log", t);
+		verdict v = b.run();
+		if (left_running) {
+			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
+			ck_assert_int_eq(v.first_rank, 0);
+		} else {
+			ck_assert_int_ne(v.first_rank, 0);
+		}
+	}
+}
+END_TEST
+
 START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
 {
 	// torchrun --standalone (or --nnodes=1) started every rank on one
@@ -1402,6 +1443,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_missing_from_the_rounds_before_a_ctrl_c_hung);
 	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);
 	tcase_add_test(t, a_crash_under_ctrl_c_is_its_teardown);
+	tcase_add_test(t, the_rank_left_running_while_the_others_timed_out);
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);

@@ -274,6 +274,39 @@ const event *own_exception_before(const evidence &ev, const event &exit)
 	return out;
 }
 
+// Every rank that ended on its own had timed out waiting in a collective
+// (as many hang timeouts as such ranks, and nothing else to say), and the
+// launcher had to stop the one rank still running (its closing signal to
+// that worker's pid): the others had waited on it. Returns that rank, or -1.
+int left_running_while_others_timed_out(const evidence &ev)
+{
+	size_t timeouts = 0;
+	std::set<int> stopped; // workers the launcher sent a signal to
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.role != event_role::victim)
+			continue;
+		if (e.cls == failure_class::collective_hang && e.kind == rule_kind::watchdog)
+			timeouts++;
+		else if (e.kind == rule_kind::plain && e.rank >= 0 && !e.capture("pid").empty() &&
+			 !e.capture("signal").empty())
+			stopped.insert(e.rank);
+	}
+	if (stopped.size() != 1 || timeouts < 2)
+		return -1;
+	const int left = *stopped.begin();
+	std::set<int> self_exited;
+	for (const auto &[rank, sig] : rank_exit_signals(ev))
+		if (sig == 0 || !stop_signal(sig))
+			self_exited.insert(rank);
+	if (self_exited.size() < 2 || self_exited.count(left) || timeouts < self_exited.size())
+		return -1;
+	// (Every rank accounted for, where the job's size is known.)
+	const int world = ev.ranks.world_size();
+	if (world > 0 && static_cast<int>(self_exited.size()) + 1 != world)
+		return -1;
+	return left;
+}
+
 void without_initiator(diagnosis_context &cx)
 {
 	decision &d = cx.d;
@@ -322,6 +355,15 @@ void without_initiator(diagnosis_context &cx)
 					  " was SIGKILLed and nothing says why: no OOM killer line was among the logs "
 					  "(the node's kernel log would say whether it ran out of memory)");
 		}
+		return;
+	}
+	if (const int left = left_running_while_others_timed_out(ev); left >= 0) {
+		d.cls = failure_class::collective_hang;
+		d.first_rank = left;
+		d.rank_singled_out = true;
+		d.confidence = "medium";
+		d.hang_why = "every other rank timed out waiting in a collective and exited; the launcher had to stop it, "
+			     "still running";
 		return;
 	}
 	if (exit_view xv = analyse_exits(ev);
