@@ -10,6 +10,7 @@ dist_denpexsig_DATA = \
 	%reldir%/signatures/frameworks.yaml \
 	%reldir%/signatures/gloo.yaml \
 	%reldir%/signatures/gpu.yaml \
+	%reldir%/signatures/hccl.yaml \
 	%reldir%/signatures/handled.yaml \
 	%reldir%/signatures/horovod.yaml \
 	%reldir%/signatures/launch.yaml \

@@ -185,10 +185,11 @@ void pass_launch_phase(diagnosis_context &cx)
 		return;
 	}
 	// A host's own adapter failing (a port error the HCA reports: a rule of
-	// node scope) is the network's whenever it comes: the link, not the
-	// set-up, is what to look at.
+	// node scope), or a rank's own port going down (an NPU's), is the
+	// network's whenever it comes: the link, not the set-up, is what to
+	// look at.
 	const bool host_link = d.cls == failure_class::network && d.first && d.first->r &&
-			       d.first->r->scope == rule::fault_scope::node;
+			       (d.first->r->scope == rule::fault_scope::node || d.first->has_capture("link_down"));
 	// A file or a Python exception counts only where it failed inside the
 	// set-up itself (its traceback runs through it): a missing file or a bad
 	// argument found before any progress is as often the training's own.

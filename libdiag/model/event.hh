@@ -58,6 +58,16 @@ struct event {
 	// it its writer printed up to this one (runs: more than one other line apart).
 	int reading_runs = 1;
 
+	// Whether the rule's group of that name took part in the match (an
+	// empty marker group, "(?<link_down>)", says a fact by its presence).
+	bool has_capture(const std::string &name) const
+	{
+		for (const auto &c : captures)
+			if (c.first == name)
+				return true;
+		return false;
+	}
+
 	std::string capture(const std::string &name) const
 	{
 		for (const auto &c : captures)
