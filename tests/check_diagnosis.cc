@@ -1290,6 +1290,28 @@ START_TEST(the_rank_left_running_while_the_others_timed_out)
 }
 END_TEST
 
+START_TEST(a_crash_hours_before_the_time_limit_ended_the_job)
+{
+	// Rank 0 aborts after an epoch and the other ranks wait on it until
+	// the time limit, hours later: the crash explains the end. The same
+	// abort a minute before the limit is the limit's.
+	for (bool long_before : {true, false}) {
+		bundle b;
+		const std::string at = long_before ? "15:04:11" : "21:03:11";
+		b.file("job.log", "0: 2026-08-09 14:58:02 epoch 3 step 1200 loss 2.31\n"
+				  "1: 2026-08-09 14:58:02 epoch 3 step 1200 loss 2.29\n"
+				  "0: 2026-08-09 " + at + " terminate called after throwing an instance of 'std::system_error'\n"
+				  "0:   what():  Broken pipe\n"
+				  "srun: error: vx-a03: task 0: Aborted (core dumped)\n"
+				  "slurmstepd: error: *** JOB 339108 ON vx-a03 CANCELLED AT 2026-08-09T21:04:17 DUE TO TIME LIMIT ***\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), long_before ? "segfault" : "time_limit");
+		if (long_before)
+			ck_assert_int_eq(v.first_rank, 0);
+	}
+}
+END_TEST
+
 START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
 {
 	// torchrun --standalone (or --nnodes=1) started every rank on one
@@ -1444,6 +1466,7 @@ static Suite *suite()
 	tcase_add_test(t, a_machines_record_from_the_day_before_is_another_jobs);
 	tcase_add_test(t, a_crash_under_ctrl_c_is_its_teardown);
 	tcase_add_test(t, the_rank_left_running_while_the_others_timed_out);
+	tcase_add_test(t, a_crash_hours_before_the_time_limit_ended_the_job);
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);

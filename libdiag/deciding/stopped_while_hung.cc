@@ -6,10 +6,12 @@
 // job cancelled mid-run stops within one step's time of its last line)
 // and the rank behind must be singled out: then it is the one that stopped.
 #include "deciding/context.hh"
+#include "deciding/exits.hh"
 #include "reading/timestamp.hh"
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <climits>
 #include <map>
 #include <set>
@@ -478,12 +480,53 @@ bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
 	return true;
 }
 
+// A job stopped from outside (a cancel, its time limit) half an hour or
+// more after one rank's process crashed (a signal of its own: an abort, a
+// segfault), nothing of any other rank or host going wrong before it: the
+// others waited on the dead rank until the stop. The crash explains the
+// end; the stop only ended the wait. (An abort is often a teardown, the
+// watchdog's after a timeout: then the timeout came first, and this is
+// not that.)
+bool stopped_long_after_one_crashed(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first || d.first->time_us == no_time)
+		return false;
+	const event *crash = nullptr;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && !e.decoy && e.kind == rule_kind::task_exit && e.rank >= 0 && e.time_us != no_time &&
+		    (crash_signal(e.signal) || e.signal == SIGABRT) && (!crash || e.time_us < crash->time_us))
+			crash = &e;
+	if (!crash || d.first->time_us - crash->time_us < hang_silence_us)
+		return false;
+	// Nothing of another rank or host went wrong before it.
+	for (const auto &e : cx.ev.events) {
+		if (&e == crash || e.dropped || e.decoy || e.handled || e.kind == rule_kind::job_end ||
+		    e.role == event_role::context || e.time_us == no_time || e.time_us > crash->time_us)
+			continue;
+		const bool other = e.rank >= 0 ? e.rank != crash->rank : e.host >= 0 && e.host != crash->host;
+		if (other)
+			return false;
+	}
+	const long long minutes = (d.first->time_us - crash->time_us) / (60LL * 1000000);
+	d.cls = failure_class::segfault;
+	d.first = crash;
+	d.first_rank = crash->rank;
+	d.first_host = crash->host;
+	d.rank_singled_out = true;
+	d.confidence = "medium";
+	d.notes.push_back("rank " + std::to_string(crash->rank) + " crashed " + std::to_string(minutes) +
+			  " minutes before the job was stopped, nothing else having gone wrong before it: the others "
+			  "waited on it until the stop");
+	return true;
+}
+
 } // namespace
 
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	// (The first that finds the stop ended a hang decides.)
-	ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
+	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
 		interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
 		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
 		stopped_long_after_its_pace(cx);
