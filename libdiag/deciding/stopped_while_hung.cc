@@ -95,6 +95,20 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 		last_stall = std::max(last_stall, e.time_us);
 		all_before = all_before && e.file == d.first->file && e.line < d.first->line;
 	}
+	// (A stall the job then stepped past, its progress lines going on below
+	// the last report in that report's file, had resolved: no hang.)
+	std::map<uint32_t, uint64_t> last_report; // file -> line
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty() ||
+				   !e.capture("barrier_world").empty()))
+			last_report[e.file] = std::max(last_report[e.file], e.line);
+	for (const auto &p : cx.ev.last_progress) {
+		const uint32_t file = static_cast<uint32_t>(p.first >> 32);
+		auto it = last_report.find(file);
+		if (it != last_report.end() && p.second > it->second &&
+		    (d.first->file != file || p.second < d.first->line))
+			return false;
+	}
 	int64_t stop = d.first->time_us != no_time ? d.first->time_us : all_before ? last_stall : INT64_MIN;
 	const bool long_by_time = first_stall != INT64_MAX && stop != INT64_MIN && stop - first_stall >= reported_stall_us;
 	const bool long_by_count = first_stall == INT64_MAX && untimed_runs > reported_stall_us / (60LL * 1000000);
