@@ -7,6 +7,7 @@
 // "spot" in it says how someone named it, and verdicts must not change
 // when hosts are renamed.)
 #include "deciding/context.hh"
+#include "aligning/host_aliases.hh"
 
 namespace diag {
 
@@ -16,6 +17,16 @@ namespace {
 // record of the preemption lags it by minutes: Azure's Resource Health
 // event is stamped when the health check noticed, not when the VM went.)
 constexpr int64_t notice_after_us = 10LL * 60 * 1000000;
+
+// Whether other is one of host's other names.
+bool is_alias(const evidence &ev, int host, int other)
+{
+	const std::string &name = ev.host_name(other);
+	for (const auto &a : host_aliases(ev, host))
+		if (a == name)
+			return true;
+	return false;
+}
 
 } // namespace
 
@@ -30,6 +41,12 @@ void pass_reclaimed_node(diagnosis_context &cx)
 			continue;
 		if (d.first && d.first->time_us != no_time && e.time_us != no_time &&
 		    e.time_us > d.first->time_us + notice_after_us)
+			continue;
+		// A notice of no known time about another machine, and not just
+		// above the loss in its file (a cluster's event list, "61m ago":
+		// any pod's, any node's), says nothing of this loss.
+		if (e.time_us == no_time && e.host >= 0 && d.first_host >= 0 && e.host != d.first_host &&
+		    !is_alias(cx.ev, d.first_host, e.host) && !(d.first && e.file == d.first->file && e.line < d.first->line))
 			continue;
 		why = "the cloud said it reclaimed a node (" + e.text.substr(0, 120) + ") before one was lost";
 		break;
