@@ -1312,6 +1312,31 @@ START_TEST(a_crash_hours_before_the_time_limit_ended_the_job)
 }
 END_TEST
 
+START_TEST(a_rank_that_went_its_own_way_long_before_a_cancel)
+{
+	// Four ranks log their epochs in turn; rank 0 alone then starts an
+	// evaluation and nothing more is heard until a scancel. Forty minutes
+	// later, the stop ended the others' wait on it; five minutes later, it
+	// is a cancel of a job still busy.
+	for (bool long_after : {true, false}) {
+		bundle b;
+		std::string t;
+		for (int epoch = 0; epoch < 2; epoch++)
+			for (int r = 0; r < 4; r++)
+				t += std::to_string(r) + ": 2023-01-18 0" + std::to_string(epoch) + ":15:1" + std::to_string(r) +
+				     ",904 INFO on_train_epoch_end epoch=" + std::to_string(epoch) + "\n";
+		t += "0: 2023-01-18 01:15:16,904 INFO --- epoch 1: evaluating 50 songs of the test set ---\n";
+		t += std::string("slurmstepd: error: *** JOB 312877 ON mss-g2 CANCELLED AT 2023-01-18T") +
+		     (long_after ? "01:55:09" : "01:20:09") + " ***\n";
+		b.file("job.log", t);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), long_after ? "collective_hang" : "user_cancel");
+		if (long_after)
+			ck_assert_int_eq(v.first_rank, 0);
+	}
+}
+END_TEST
+
 START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
 {
 	// torchrun --standalone (or --nnodes=1) started every rank on one
@@ -1467,6 +1492,7 @@ static Suite *suite()
 	tcase_add_test(t, a_crash_under_ctrl_c_is_its_teardown);
 	tcase_add_test(t, the_rank_left_running_while_the_others_timed_out);
 	tcase_add_test(t, a_crash_hours_before_the_time_limit_ended_the_job);
+	tcase_add_test(t, a_rank_that_went_its_own_way_long_before_a_cancel);
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);

@@ -468,6 +468,59 @@ bool stopped_long_after_its_pace(diagnosis_context &cx)
 	return true;
 }
 
+// A silence this long after one rank went its own way, before a stop:
+// longer than a rank-0-only evaluation or save the others wait out in a
+// barrier on a healthy run.
+constexpr int64_t alone_silence_us = 20LL * 60 * 1000000;
+
+// The job was stopped from outside long after one rank went its own way
+// (its last lines a phase no other rank printed, an evaluation or a save,
+// while each other rank's last line was one they all shared), nothing
+// progressing since: the others waited in a collective it never joined.
+bool stopped_long_after_one_went_alone(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
+		return false;
+	const lone_phase *lone = nullptr;
+	for (const auto &p : cx.ev.lone_phases) {
+		if ((p.is_task && !cx.ev.tasks_are_ranks) || p.us == INT64_MIN)
+			continue;
+		if (lone)
+			return false; // one in each of two files: no one rank
+		lone = &p;
+	}
+	if (!lone)
+		return false;
+	const ts_value &at = d.first->ts;
+	if (at.kind != lone->stamp_kind || (at.year != 0) != lone->stamp_year)
+		return false;
+	const int64_t stop = file_local_us(at);
+	const int64_t silence = stop == INT64_MIN ? -1 : stop - lone->us;
+	if (silence < alone_silence_us)
+		return false;
+	// Beyond the file's pace too, where its writers had one.
+	const source_file &sf = cx.ev.sources()[lone->file];
+	if (sf.pace_intervals > 0 && silence < paced_silence_factor * sf.pace_longest_us)
+		return false;
+	// Nothing stepped on after it.
+	for (const auto &m : cx.ev.progress_marks) {
+		if (!m.stamped || m.ts.kind != lone->stamp_kind || (m.ts.year != 0) != lone->stamp_year)
+			continue;
+		const int64_t t = file_local_us(m.ts);
+		if (t > lone->us && t < stop)
+			return false;
+	}
+	const long long minutes = silence / (60LL * 1000000);
+	ended_a_hang(d, lone->rank,
+		     "its last lines (" + sf.path + ":" + std::to_string(lone->line) +
+			     ") were a phase no other rank reached, while every other rank's last line was one they "
+			     "all shared",
+		     "rank " + std::to_string(lone->rank) + " went its own way " + std::to_string(minutes) +
+			     " minutes before the job was stopped, the others left waiting: the stop ended a hang");
+	return true;
+}
+
 // A cancel long after every rank's last progress, one rank behind the
 // others in steps: the cancellation ended that rank's hang.
 bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
@@ -543,7 +596,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
 		interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
 		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
-		stopped_long_after_its_pace(cx);
+		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
 }
 
 } // namespace diag

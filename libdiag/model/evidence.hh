@@ -114,6 +114,24 @@ struct round_gap {
 	std::string sample; // one such line
 };
 
+// Who went its own way at the end: in one file, the one rank whose last
+// lines (a few) were of kinds no other rank printed, after the last line
+// it shared with them, while every other rank's last line was one they
+// shared (its validation alone, its checkpoint alone, while the others
+// went on to the next collective).
+struct lone_phase {
+	uint32_t file = 0;
+	int rank = -1;       // or srun's task, when is_task
+	bool is_task = false;
+	uint64_t line = 0;   // its last line
+	int lines = 0;       // its lines of its own phase
+	int ranks = 0;       // ranks with lines in the file
+	int64_t us = INT64_MIN; // that line's own time, file-local (INT64_MIN: none)
+	ts_kind stamp_kind = ts_kind::none;
+	bool stamp_year = false;
+	std::string sample;  // the line, its numbers as N
+};
+
 // One process in a stack dump of live processes (reading/stack_dumps.hh).
 struct stack_dump {
 	uint32_t file = 0;
@@ -177,6 +195,7 @@ public:
 	std::vector<rank_step_mark> rank_steps;
 	std::vector<plugin_task> plugin_tasks;
 	std::vector<round_gap> round_gaps;
+	std::vector<lone_phase> lone_phases;
 	// The most ranks seen printing one kind of line in turn in one file
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;

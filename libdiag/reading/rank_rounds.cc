@@ -35,7 +35,7 @@ uint64_t kind_of(std::string_view body)
 
 } // namespace
 
-void rank_rounds::note(std::string_view body, int rank, uint64_t line)
+void rank_rounds::note(std::string_view body, int rank, uint64_t line, const ts_value *ts)
 {
 	// (Too short to be a kind of its own: a bare number, a bracket.)
 	if (rank < 0 || body.size() < 8)
@@ -59,6 +59,18 @@ void rank_rounds::note(std::string_view body, int rank, uint64_t line)
 	auto &ranks = it->second.ranks;
 	if (ranks.size() >= max_ranks && !ranks.count(rank))
 		return;
+	if (recent.size() < max_ranks || recent.count(rank)) {
+		rank_recent &rr = recent[rank];
+		for (size_t i = recent_lines - 1; i > 0; i--)
+			rr.lines[i] = rr.lines[i - 1];
+		recent_line &l = rr.lines[0];
+		l.kind = k;
+		l.line = line;
+		l.us = ts ? file_local_us(*ts) : INT64_MIN;
+		l.stamp_kind = ts ? ts->kind : ts_kind::none;
+		l.stamp_year = ts && ts->year != 0;
+		rr.n = std::min(rr.n + 1, recent_lines);
+	}
 	rank_lines &r = ranks[rank];
 	if (r.count++ == 0)
 		r.first = line;
@@ -112,6 +124,57 @@ void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 		g.sample = k.second.sample;
 		out.push_back(std::move(g));
 	}
+}
+
+} // namespace diag
+
+namespace diag {
+
+void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<lone_phase> &out) const
+{
+	// Kinds two ranks or more printed: what the ranks shared.
+	auto shared = [&](uint64_t k) {
+		auto it = kinds.find(k);
+		return it != kinds.end() && it->second.ranks.size() >= 2;
+	};
+	if (recent.size() < 2)
+		return;
+	const std::pair<const int, rank_recent> *lone = nullptr;
+	size_t lone_lines = 0;
+	for (const auto &r : recent) {
+		const rank_recent &rr = r.second;
+		// Its newest lines of kinds only it printed, down to its last
+		// shared one (none within its recent lines: it went its own way
+		// long before, as a rank that alone logs the training does).
+		size_t own = 0;
+		while (own < rr.n && !shared(rr.lines[own].kind))
+			own++;
+		if (own == rr.n)
+			return;
+		if (own == 0)
+			continue;
+		if (lone)
+			return; // two ranks each on a phase of their own
+		lone = &r;
+		lone_lines = own;
+	}
+	if (!lone)
+		return;
+	const recent_line &l = lone->second.lines[0];
+	lone_phase p;
+	p.file = file;
+	p.rank = lone->first;
+	p.is_task = is_task;
+	p.line = l.line;
+	p.lines = static_cast<int>(lone_lines);
+	p.us = l.us;
+	p.stamp_kind = l.stamp_kind;
+	p.stamp_year = l.stamp_year;
+	p.ranks = static_cast<int>(recent.size());
+	auto it = kinds.find(l.kind);
+	if (it != kinds.end())
+		p.sample = it->second.sample;
+	out.push_back(std::move(p));
 }
 
 } // namespace diag

@@ -7,7 +7,9 @@
 #pragma once
 
 #include "model/evidence.hh"
+#include "reading/timestamp.hh"
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,10 +20,14 @@ namespace diag {
 
 class rank_rounds {
 public:
-	// A line of rank's whose text (its prefix taken off) is body.
-	void note(std::string_view body, int rank, uint64_t line);
+	// A line of rank's whose text (its prefix taken off) is body; ts, the
+	// line's own stamp where it has one.
+	void note(std::string_view body, int rank, uint64_t line, const ts_value *ts = nullptr);
 	// At the file's end: each kind of line that singles one rank out.
 	void conclude(uint32_t file, std::vector<round_gap> &out) const;
+	// At the file's end: the one rank, if any, whose last lines were a
+	// phase of its own (lone_phase).
+	void conclude_lone_phase(uint32_t file, bool is_task, std::vector<lone_phase> &out) const;
 	// The most ranks that printed one kind of line twice or more: ranks
 	// seen taking part, where nothing else names them.
 	int most_ranks() const;
@@ -37,6 +43,21 @@ private:
 		std::unordered_map<int, rank_lines> ranks;
 	};
 	std::unordered_map<uint64_t, line_kind> kinds;
+	// Per rank, its newest lines (newest first): their kind, line and own
+	// time (file-local µs, INT64_MIN: none).
+	static constexpr size_t recent_lines = 4;
+	struct recent_line {
+		uint64_t kind = 0;
+		uint64_t line = 0;
+		int64_t us = INT64_MIN;
+		ts_kind stamp_kind = ts_kind::none;
+		bool stamp_year = false;
+	};
+	struct rank_recent {
+		recent_line lines[recent_lines];
+		size_t n = 0;
+	};
+	std::unordered_map<int, rank_recent> recent;
 };
 
 } // namespace diag

@@ -1161,14 +1161,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			stacks.note(id.body, id.host, line_no);
 			stop_tbs.note(key, id.rank, id.body, line_no);
 			// (A rank's line in turn, by its prefix or by what its text says.)
+			const ts_value *own_ts = ts && !in_glued_bar ? &*ts : nullptr;
 			if (id.rank >= 0) {
-				rounds.note(id.body, id.rank, line_no);
+				rounds.note(id.body, id.rank, line_no, own_ts);
 			} else if (id.task >= 0) {
-				task_rounds.note(id.body, id.task, line_no);
+				task_rounds.note(id.body, id.task, line_no, own_ts);
 			} else if (r && r->kind == rule_kind::rank_tag) {
 				std::string_view said = caps.get("rank");
 				if (!said.empty() && said.size() < 8)
-					rounds.note(id.body, static_cast<int>(to_ll(said)), line_no);
+					rounds.note(id.body, static_cast<int>(to_ll(said)), line_no, own_ts);
 			} else if (h ? (h->markers & marker_rank) != 0
 				     : id.body.find("[rank") != std::string_view::npos ||
 					       id.body.find("[RANK") != std::string_view::npos) {
@@ -1176,7 +1177,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// epoch 1 iter 300/391 ...", a progress line): a round of
 				// that rank's too.
 				if (int said = rules.rank_in_text(id.body); said >= 0)
-					rounds.note(id.body, said, line_no);
+					rounds.note(id.body, said, line_no, own_ts);
 			}
 			if (deferred || !r)
 				return;
@@ -1785,6 +1786,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// rank's other lines were not counted.)
 	if (!events_first) {
 		rounds.conclude(file, ev.round_gaps);
+		rounds.conclude_lone_phase(file, false, ev.lone_phases);
+		task_rounds.conclude_lone_phase(file, true, ev.lone_phases);
 		ev.round_ranks = std::max(ev.round_ranks, rounds.most_ranks());
 		stacks.conclude(file, ev.stack_dumps);
 		stop_tbs.conclude(file, ev.stop_tracebacks);
