@@ -392,8 +392,8 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 		return -1;
 	// The job's last progress, on a line stamped itself (an unstamped one
 	// inherits a time that may be hours early; one a line or two after its
-	// writer's last stamped step is dated by that step), in any file whose stamps
-	// read like the stop's (of one kind, with a year or both without: a
+	// writer's last stamped step is dated by that step), in any file whose
+	// stamps read like the stop's (of one kind, with a year or both without: a
 	// glog "I0220" and a banner's "2026-02-20" are not on one reckoning): a
 	// file that stepped on until the stop says the job did, whatever
 	// another file's early lines say. The stop's own file must be among them.
@@ -593,10 +593,11 @@ bool stopped_long_after_one_crashed(diagnosis_context &cx)
 void pass_stopped_while_hung(diagnosis_context &cx)
 {
 	// (The first that finds the stop ended a hang decides.)
-	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) || stopped_while_one_stack_differed(cx) ||
-		interrupted_where_one_differed(cx) || one_pod_still_running(cx) || stopped_while_seen_waiting(cx) ||
-		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
-		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
+	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
+		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
+		stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx) ||
+		cancelled_long_after_one_fell_behind(cx) || stopped_long_after_one_went_alone(cx) ||
+		stopped_long_after_its_pace(cx);
 }
 
 } // namespace diag

@@ -124,12 +124,9 @@ struct lone_phase {
 	int rank = -1;       // or srun's task, when is_task
 	bool is_task = false;
 	uint64_t line = 0;   // its last line
-	int lines = 0;       // its lines of its own phase
-	int ranks = 0;       // ranks with lines in the file
 	int64_t us = INT64_MIN; // that line's own time, file-local (INT64_MIN: none)
 	ts_kind stamp_kind = ts_kind::none;
 	bool stamp_year = false;
-	std::string sample;  // the line, its numbers as N
 };
 
 // One process in a stack dump of live processes (reading/stack_dumps.hh).

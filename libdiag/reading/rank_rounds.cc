@@ -43,8 +43,10 @@ void rank_rounds::note(std::string_view body, int rank, uint64_t line, const ts_
 	uint64_t k = kind_of(body);
 	auto it = kinds.find(k);
 	if (it == kinds.end()) {
-		if (kinds.size() >= max_kinds)
+		if (kinds.size() >= max_kinds) {
+			kinds_full = true; // (its newest lines no longer all kept)
 			return;
+		}
 		it = kinds.emplace(k, line_kind{}).first;
 		// (Its numbers as N: the line of no rank in particular.)
 		std::string &sample = it->second.sample;
@@ -126,10 +128,6 @@ void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 	}
 }
 
-} // namespace diag
-
-namespace diag {
-
 void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<lone_phase> &out) const
 {
 	// Kinds two ranks or more printed: what the ranks shared.
@@ -137,10 +135,9 @@ void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<l
 		auto it = kinds.find(k);
 		return it != kinds.end() && it->second.ranks.size() >= 2;
 	};
-	if (recent.size() < 2)
+	if (recent.size() < 2 || kinds_full)
 		return;
 	const std::pair<const int, rank_recent> *lone = nullptr;
-	size_t lone_lines = 0;
 	for (const auto &r : recent) {
 		const rank_recent &rr = r.second;
 		// Its newest lines of kinds only it printed, down to its last
@@ -156,7 +153,6 @@ void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<l
 		if (lone)
 			return; // two ranks each on a phase of their own
 		lone = &r;
-		lone_lines = own;
 	}
 	if (!lone)
 		return;
@@ -166,15 +162,10 @@ void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<l
 	p.rank = lone->first;
 	p.is_task = is_task;
 	p.line = l.line;
-	p.lines = static_cast<int>(lone_lines);
 	p.us = l.us;
 	p.stamp_kind = l.stamp_kind;
 	p.stamp_year = l.stamp_year;
-	p.ranks = static_cast<int>(recent.size());
-	auto it = kinds.find(l.kind);
-	if (it != kinds.end())
-		p.sample = it->second.sample;
-	out.push_back(std::move(p));
+	out.push_back(p);
 }
 
 } // namespace diag

@@ -58,6 +58,7 @@ private:
 		size_t n = 0;
 	};
 	std::unordered_map<int, rank_recent> recent;
+	bool kinds_full = false; // a kind was not kept: newest lines missed
 };
 
 } // namespace diag
