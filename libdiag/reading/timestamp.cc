@@ -221,6 +221,22 @@ bool zone_word(cursor &c)
 	return true;
 }
 
+// After a civil date: the clock time, any zone after it (else the time is
+// local), and the span from pos.
+bool civil_time_and_zone(cursor &c, size_t pos, ts_value &v)
+{
+	if (!clock_time(c, true, v))
+		return false;
+	int offset = 0;
+	if (zone(c, offset) || spaced_zone(c, offset) || zone_word(c))
+		set_absolute(v, offset);
+	else
+		v.kind = ts_kind::local;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
 // "YYYY-MM-DD[T ]HH:MM:SS[.,frac][zone]" (also "/" between date fields).
 bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 {
@@ -242,16 +258,7 @@ bool parse_iso(std::string_view s, size_t pos, ts_value &v)
 		return false;
 	if (!c.eat('T') && !c.eat(' ') && !(basic && c.eat('-')))
 		return false;
-	if (!clock_time(c, true, v))
-		return false;
-	int offset = 0;
-	if (zone(c, offset) || spaced_zone(c, offset) || zone_word(c))
-		set_absolute(v, offset);
-	else
-		v.kind = ts_kind::local;
-	v.begin = uint16_t(pos);
-	v.end = uint16_t(c.i);
-	return true;
+	return civil_time_and_zone(c, pos, v);
 }
 
 // "MM/DD/YYYY HH:MM:SS[.,frac]": Python's logging with the date format
@@ -272,16 +279,7 @@ bool parse_slash_date(std::string_view s, size_t pos, ts_value &v)
 		return false;
 	if (!c.eat(' ') && !c.eat('T'))
 		return false;
-	if (!clock_time(c, true, v))
-		return false;
-	int offset = 0;
-	if (zone(c, offset) || spaced_zone(c, offset) || zone_word(c))
-		set_absolute(v, offset);
-	else
-		v.kind = ts_kind::local;
-	v.begin = uint16_t(pos);
-	v.end = uint16_t(c.i);
-	return true;
+	return civil_time_and_zone(c, pos, v);
 }
 
 // A logger's level word, then "MM-DD HH:MM:SS" (vLLM's "ERROR 08-02
