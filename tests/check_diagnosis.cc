@@ -1337,6 +1337,35 @@ START_TEST(a_rank_that_went_its_own_way_long_before_a_cancel)
 }
 END_TEST
 
+START_TEST(todays_xid_is_kept_after_last_weeks)
+{
+	// A kernel log of several days: three Xids of an earlier job, then the
+	// same three at the job's failure. The first few of a writer's lines
+	// must not be all that is kept: the job's own Xid decides. Without its
+	// own, the earlier ones are set aside and the cuDNN failure stays.
+	for (bool todays : {true, false}) {
+		bundle b;
+		b.file("job.log", "+ torchrun --standalone --nnodes=1 --nproc_per_node=8 train.py\n"
+				  "[rank5]: RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n");
+		std::string k;
+		for (const char *day : {"2022-08-06T03:47:19", "2022-08-09T13:46:49"}) {
+			if (!todays && std::string(day).find("08-09") != std::string::npos)
+				break;
+			k += std::string(day) + "+0200 v100-n17 kernel: NVRM: Xid (PCI:0000:86:00): 48, pid=28115, name=python, "
+							  "An uncorrectable double bit error (DBE) has been detected on GPU\n" +
+			     day + "+0200 v100-n17 kernel: NVRM: Xid (PCI:0000:86:00): 63, pid=28115, name=python, Dynamic "
+				   "Page Retirement: New page retired, reboot to activate\n" +
+			     day + "+0200 v100-n17 kernel: NVRM: Xid (PCI:0000:86:00): 45, pid=28115, name=python, Ch 00000018\n";
+		}
+		b.file("kern.v100-n17.log", k);
+		b.file("sacct.txt", "JobID|JobName|Partition|State|ExitCode|Start|End|Elapsed|NodeList\n"
+				    "1180341|dlv3p|v100|FAILED|1:0|2022-08-09T13:31:02|2022-08-09T13:46:54|00:15:52|v100-n17\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), todays ? "gpu_hardware" : "cuda_error");
+	}
+}
+END_TEST
+
 START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
 {
 	// torchrun --standalone (or --nnodes=1) started every rank on one
@@ -1493,6 +1522,7 @@ static Suite *suite()
 	tcase_add_test(t, the_rank_left_running_while_the_others_timed_out);
 	tcase_add_test(t, a_crash_hours_before_the_time_limit_ended_the_job);
 	tcase_add_test(t, a_rank_that_went_its_own_way_long_before_a_cancel);
+	tcase_add_test(t, todays_xid_is_kept_after_last_weeks);
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);

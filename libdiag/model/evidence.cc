@@ -1,4 +1,5 @@
 #include "model/evidence.hh"
+#include "reading/timestamp.hh"
 
 namespace diag {
 
@@ -9,6 +10,10 @@ constexpr uint32_t keep_per_writer = 3;
 // (one stdout for a whole node). Still bounded: a loop of caught
 // tracebacks must not fill memory.
 constexpr uint32_t keep_process_ends_per_writer = 64;
+// A writer's line this long after its last one kept (on the line's own
+// clock) is a new episode, kept afresh: a kernel log of several days holds
+// last week's Xids and today's, and the first few must not be all it keeps.
+constexpr int64_t new_episode_us = 60LL * 60 * 1000000;
 }
 
 namespace {
@@ -75,6 +80,12 @@ long evidence::add(event &&e)
 	if (std::string field = e.capture("record_field"); !field.empty())
 		writer += "|" + field;
 	uint32_t &kept = ev_kept[writer];
+	const int64_t own_us = e.ts.kind == ts_kind::none ? INT64_MIN : file_local_us(e.ts);
+	if (own_us != INT64_MIN) {
+		auto last = ev_kept_us.find(writer);
+		if (last != ev_kept_us.end() && last->second != INT64_MIN && own_us - last->second >= new_episode_us)
+			kept = 0;
+	}
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
 	// Of a reading (how full the host's memory is; a wait still reported,
@@ -104,6 +115,8 @@ long evidence::add(event &&e)
 	if (reading)
 		ev_last_reading[writer] = events.size();
 	kept++;
+	if (own_us != INT64_MIN)
+		ev_kept_us[writer] = own_us;
 	e.order = ev_order++;
 	events.push_back(std::move(e));
 	return static_cast<long>(events.size() - 1);

@@ -220,6 +220,7 @@ private:
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
 	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
+	std::unordered_map<std::string, int64_t> ev_kept_us; // rule|writer -> its last kept line's own time
 	std::unordered_map<std::string, size_t> ev_last_reading; // rule|writer -> its newest reading's index
 	struct reading_runs {
 		uint32_t file = 0;
