@@ -38,6 +38,14 @@ constexpr int64_t paced_silence_min_us = 10LL * 60 * 1000000;
 // grace before SIGKILL): a job still writing after it had not hung.
 constexpr int64_t alive_after_stop_us = 3LL * 60 * 1000000;
 
+// Whether a stamp reads on one reckoning with another's kind and year:
+// of one kind, with a year or both without (a glog "I0220" and a banner's
+// "2026-02-20" are not comparable).
+bool same_reckoning(const ts_value &t, ts_kind kind, bool has_year)
+{
+	return t.kind != ts_kind::none && t.kind == kind && (t.year != 0) == has_year;
+}
+
 // Whether the decision is one the hang's structure may overturn: the job
 // stopped from outside (a cancel, its time limit), or a hang that singled
 // out no rank.
@@ -404,7 +412,7 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 		// (A bar drawn right after the writer's last stamped step is dated
 		// by that step.)
 		const ts_value &t = m.stamped ? m.ts : m.stamped_ts;
-		if (t.kind != ts_kind::none && t.kind == at.kind && (t.year == 0) == (at.year == 0)) {
+		if (same_reckoning(t, at.kind, at.year != 0)) {
 			latest = std::max(latest, file_local_us(t));
 			own_file = own_file || m.file == stop_line.file;
 		}
@@ -493,7 +501,7 @@ bool stopped_long_after_one_went_alone(diagnosis_context &cx)
 	if (!lone)
 		return false;
 	const ts_value &at = d.first->ts;
-	if (at.kind != lone->stamp_kind || (at.year != 0) != lone->stamp_year)
+	if (!same_reckoning(at, lone->stamp_kind, lone->stamp_year))
 		return false;
 	const int64_t stop = file_local_us(at);
 	const int64_t silence = stop == INT64_MIN ? -1 : stop - lone->us;
@@ -505,7 +513,7 @@ bool stopped_long_after_one_went_alone(diagnosis_context &cx)
 		return false;
 	// Nothing stepped on after it.
 	for (const auto &m : cx.ev.progress_marks) {
-		if (!m.stamped || m.ts.kind != lone->stamp_kind || (m.ts.year != 0) != lone->stamp_year)
+		if (!m.stamped || !same_reckoning(m.ts, lone->stamp_kind, lone->stamp_year))
 			continue;
 		const int64_t t = file_local_us(m.ts);
 		if (t > lone->us && t < stop)

@@ -79,13 +79,11 @@ long evidence::add(event &&e)
 	// field is kept as its own, so that a long record loses none.
 	if (std::string field = e.capture("record_field"); !field.empty())
 		writer += "|" + field;
-	uint32_t &kept = ev_kept[writer];
+	kept_count &count = ev_kept[writer];
+	uint32_t &kept = count.kept;
 	const int64_t own_us = e.ts.kind == ts_kind::none ? INT64_MIN : file_local_us(e.ts);
-	if (own_us != INT64_MIN) {
-		auto last = ev_kept_us.find(writer);
-		if (last != ev_kept_us.end() && last->second != INT64_MIN && own_us - last->second >= new_episode_us)
-			kept = 0;
-	}
+	if (own_us != INT64_MIN && count.last_us != INT64_MIN && own_us - count.last_us >= new_episode_us)
+		kept = 0;
 	// Job-level facts and initiating faults are few and all matter.
 	bool always = e.kind == rule_kind::job_end || e.kind == rule_kind::task_exit;
 	// Of a reading (how full the host's memory is; a wait still reported,
@@ -116,7 +114,7 @@ long evidence::add(event &&e)
 		ev_last_reading[writer] = events.size();
 	kept++;
 	if (own_us != INT64_MIN)
-		ev_kept_us[writer] = own_us;
+		count.last_us = own_us;
 	e.order = ev_order++;
 	events.push_back(std::move(e));
 	return static_cast<long>(events.size() - 1);

@@ -6,6 +6,7 @@
 #include "aligning/rank_map.hh"
 #include "model/run_links.hh"
 
+#include <climits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -219,8 +220,13 @@ private:
 	std::vector<std::string> ev_hosts;
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
-	std::unordered_map<std::string, uint32_t> ev_kept; // rule|writer -> kept
-	std::unordered_map<std::string, int64_t> ev_kept_us; // rule|writer -> its last kept line's own time
+	// rule|writer -> how many of its events are kept, and the own time of
+	// its last one kept (INT64_MIN: none had a time)
+	struct kept_count {
+		uint32_t kept = 0;
+		int64_t last_us = INT64_MIN;
+	};
+	std::unordered_map<std::string, kept_count> ev_kept;
 	std::unordered_map<std::string, size_t> ev_last_reading; // rule|writer -> its newest reading's index
 	struct reading_runs {
 		uint32_t file = 0;
