@@ -971,6 +971,42 @@ START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
 }
 END_TEST
 
+START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
+{
+	// A user's loop over the job's pids prints each one's RANK= before
+	// py-spy's dump; torchrun's own process, first, sits in its agent's
+	// loop. Rank 3's main thread alone is in its data loader: it is named
+	// from its header, and the launcher is no third picture. When rank 3
+	// too waits where the others do, the cancel stays the verdict.
+	for (bool one_differs : {true, false}) {
+		bundle b;
+		b.file("job.log", "step 4000 | loss 2.91\n"
+				  "slurmstepd: error: *** JOB 612 ON gpu-h17 CANCELLED AT 2025-12-11T14:10:31 ***\n");
+		std::string dump = "== pid 700 \n"
+				   "Process 700: /venv/bin/python3 /venv/bin/torchrun --nproc_per_node=4 train.py\n"
+				   "Thread 700 (idle): \"MainThread\"\n"
+				   "    _invoke_run (torch/distributed/elastic/agent/server/api.py:870)\n"
+				   "    run (torch/distributed/elastic/agent/server/api.py:711)\n"
+				   "    main (torch/distributed/run.py:936)\n\n";
+		for (int r = 0; r < 4; r++) {
+			dump += "== pid " + std::to_string(710 + r) + " RANK=" + std::to_string(r) + "\n" +
+				"Process " + std::to_string(710 + r) + ": /venv/bin/python3 -u train.py\n" +
+				"Thread " + std::to_string(710 + r) + " (active): \"MainThread\"\n";
+			if (one_differs && r == 3)
+				dump += "    document_batches (data/loader.py:27)\n";
+			dump += "    <module> (train.py:336)\n\n";
+		}
+		b.file("py-spy.txt", dump);
+		verdict v = b.run();
+		if (one_differs) {
+			DIAG_CK_VERDICT(v, "collective_hang", 3);
+		} else {
+			DIAG_CK_VERDICT(v, "user_cancel", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -1526,6 +1562,7 @@ static Suite *suite()
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
+	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
 	suite_add_tcase(s, t);
 	return s;
 }

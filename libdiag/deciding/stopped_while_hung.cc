@@ -234,7 +234,7 @@ bool stopped_while_one_stack_differed(diagnosis_context &cx)
 	// DataLoader worker's.
 	std::map<std::pair<std::string, int>, const stack_dump *> last;
 	for (const auto &s : cx.ev.stack_dumps)
-		if (!s.worker && s.main_frames > 0)
+		if (!s.worker && !s.launcher && s.main_frames > 0)
 			last[{s.host.empty() ? s.header : s.host, s.pid}] = &s;
 	if (last.size() < 3)
 		return false;
@@ -250,7 +250,7 @@ bool stopped_while_one_stack_differed(diagnosis_context &cx)
 	if (!odd || last.size() - 1 < 2)
 		return false;
 	const int host = dump_host(cx.ev, *odd);
-	int rank = cx.ev.ranks.rank_of_pid(host, odd->pid);
+	int rank = odd->rank >= 0 ? odd->rank : cx.ev.ranks.rank_of_pid(host, odd->pid);
 	if (rank < 0 && odd->local_rank >= 0 && host >= 0)
 		rank = cx.ev.ranks.rank_of_local(host, odd->local_rank);
 	// A process that said its rank under its pid's prefix (a Ray actor's

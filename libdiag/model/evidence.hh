@@ -142,6 +142,8 @@ struct stack_dump {
 	int main_frames = 0;
 	std::string main_top;   // the main thread's innermost frame
 	bool worker = false;    // a DataLoader worker (not a rank)
+	bool launcher = false;  // a launcher's own process (torchrun's agent): not a rank
+	int rank = -1;          // the rank its own header names ("== pid N RANK=3"), if any
 };
 
 // A traceback that ended in KeyboardInterrupt: where one process was when

@@ -2,6 +2,7 @@
 
 #include "reading/line_prefix.hh"
 
+#include <cctype>
 #include <utility>
 
 namespace diag {
@@ -45,6 +46,31 @@ int local_rank_of(std::string_view cmd)
 	return -1;
 }
 
+// The rank a dump's own header names: a loop over a job's pids that
+// prints each one's environment ("== pid 88148 RANK=7"). Not LOCAL_RANK=.
+int rank_in_header(std::string_view h)
+{
+	for (size_t at = h.find("RANK="); at != std::string_view::npos; at = h.find("RANK=", at + 1)) {
+		if (at > 0 && (std::isalnum(static_cast<unsigned char>(h[at - 1])) || h[at - 1] == '_'))
+			continue;
+		long long n = leading_number(h.substr(at + 5));
+		if (n >= 0 && n < 100000)
+			return static_cast<int>(n);
+	}
+	return -1;
+}
+
+// A launcher's own frames: the process that spawned the ranks and waits
+// for them (torchrun's elastic agent, torch.distributed.launch). It sits
+// in its own loop whatever the ranks do, so it is not one of them.
+bool launcher_frame(std::string_view frame)
+{
+	for (std::string_view f : {"elastic/agent/server/api.py", "torch/distributed/launch.py", "torch/distributed/run.py"})
+		if (frame.find(f) != std::string_view::npos)
+			return true;
+	return false;
+}
+
 } // namespace
 
 void stack_dump_reader::close_process()
@@ -60,9 +86,10 @@ void stack_dump_reader::note(std::string_view body, std::string_view host, uint6
 {
 	// A dump's own header (a sweep's "### node07: py-spy dump --pid N",
 	// tail's "==> spy-node07.out <=="): it may name the host.
-	if (starts_with(body, "###") || starts_with(body, "==> ")) {
+	if (starts_with(body, "###") || starts_with(body, "== ") || starts_with(body, "==> ")) {
 		close_process();
 		header.assign(trim_blanks(body).substr(0, max_header));
+		header_rank = rank_in_header(header);
 		return;
 	}
 	if (starts_with(body, "Process ")) {
@@ -77,6 +104,8 @@ void stack_dump_reader::note(std::string_view body, std::string_view host, uint6
 			cur.local_rank = local_rank_of(rest.substr(digits + 1));
 			cur.host.assign(host);
 			cur.header = header;
+			cur.rank = header_rank;
+			header_rank = -1; // a header names one process's rank, not a sweep's
 			return;
 		}
 	}
@@ -95,6 +124,8 @@ void stack_dump_reader::note(std::string_view body, std::string_view host, uint6
 		return;
 	if (starts_with(frame, "_worker_loop ("))
 		cur.worker = true; // a DataLoader worker's process
+	if (launcher_frame(frame))
+		cur.launcher = true;
 	if (!in_main || cur.main_frames >= max_frames)
 		return;
 	if (cur.main_frames == 0) {

@@ -30,6 +30,7 @@ private:
 	bool in_process = false;
 	bool in_main = false;
 	std::string header; // the last line that introduced a dump ("### node: ...", "==> file <==")
+	int header_rank = -1; // the rank that line names, for the one process it introduces
 };
 
 } // namespace diag
