@@ -1007,6 +1007,35 @@ START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 }
 END_TEST
 
+START_TEST(timeouts_before_the_time_limit_were_a_hang)
+{
+	// Every rank's watchdog reported its collective timed out, rank 0's in
+	// a later SeqNum (a desync), and nothing went on until the time limit
+	// ended the job: the limit ended a hang, rank 0's. Where the ranks
+	// stepped on after the timeouts, the job had not hung: the limit.
+	for (bool went_on : {false, true}) {
+		bundle b;
+		std::string log = "0: Epoch 0:   0%|          | 0/392 [00:00<?, ?it/s]\n";
+		for (int r : {2, 0, 3, 1})
+			log += std::to_string(r) + ": [E ProcessGroupNCCL.cpp:828] [Rank " + std::to_string(r) +
+			       "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + (r == 0 ? "9" : "7") +
+			       ", OpType=" + (r == 0 ? "ALLREDUCE" : "BROADCAST") +
+			       ", Timeout(ms)=1800000) ran for 1800284 milliseconds before timing out.\n";
+		if (went_on)
+			for (int r = 0; r < 4; r++)
+				log += std::to_string(r) + ": step 100 loss 2.1\n" + std::to_string(r) + ": step 200 loss 2.0\n";
+		log += "slurmstepd: error: *** JOB 5523107 ON gpu-a17 CANCELLED AT 2023-07-24T21:02:13 DUE TO TIME LIMIT ***\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (!went_on) {
+			DIAG_CK_VERDICT(v, "collective_hang", 0);
+		} else {
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -1563,6 +1592,7 @@ static Suite *suite()
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
+	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -128,6 +128,43 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	return true;
 }
 
+// Collective timeouts reported before the job was stopped from outside
+// (a cancel, its time limit), with no progress after them in their file:
+// the ranks had waited a watchdog's whole timeout in a collective and
+// never went on, so the stop ended a hang. The hang's structure names the
+// rank where it singles one out (a desync, the one that never reported).
+bool stopped_after_timeouts(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first)
+		return false;
+	std::map<uint32_t, uint64_t> last_timeout; // file -> line
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || e.handled || e.kind != rule_kind::watchdog || e.rank < 0 ||
+		    e.cls != failure_class::collective_hang)
+			continue;
+		const bool before = e.file == d.first->file ? e.line < d.first->line
+							    : e.time_us != no_time && d.first->time_us != no_time &&
+								      e.time_us < d.first->time_us;
+		if (!before)
+			return false; // a timeout the stop itself may have caused
+		last_timeout[e.file] = std::max(last_timeout[e.file], e.line);
+	}
+	if (last_timeout.empty())
+		return false;
+	// (Progress below the last timeout in its file: the job went on.)
+	for (const auto &p : cx.ev.last_progress) {
+		auto it = last_timeout.find(static_cast<uint32_t>(p.first >> 32));
+		if (it != last_timeout.end() && p.second > it->second)
+			return false;
+	}
+	const int rank = cx.hv.suspects.size() == 1 ? cx.hv.suspects[0] : -1;
+	ended_a_hang(d, rank, rank >= 0 ? cx.hv.why : "the ranks timed out waiting in a collective before the stop",
+		     "the ranks' watchdogs reported collective timeouts before the job was stopped, and no progress "
+		     "followed: the stop ended a hang");
+	return true;
+}
+
 // A process seen waiting in a collective by a dump that carries no time
 // (py-spy's, taken of a live process: before the job ended) while the user
 // stopped the job: the stop ended a hang. A dump names a pid, not a rank.
@@ -603,7 +640,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	// (The first that finds the stop ended a hang decides.)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
-		stopped_while_seen_waiting(cx) || stopped_after_one_fell_behind(cx) ||
+		stopped_while_seen_waiting(cx) || stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) ||
 		cancelled_long_after_one_fell_behind(cx) || stopped_long_after_one_went_alone(cx) ||
 		stopped_long_after_its_pace(cx);
 }
