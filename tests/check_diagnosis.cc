@@ -1036,6 +1036,32 @@ START_TEST(timeouts_before_the_time_limit_were_a_hang)
 }
 END_TEST
 
+START_TEST(a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank)
+{
+	// The node's kernel saw four python processes segfault in the same
+	// second in one library: that node's environment (a bad build), not a
+	// rank going first, though srun names one task's exit. With one pid
+	// alone crashing, that task's rank is the one.
+	for (bool four : {true, false}) {
+		bundle b;
+		b.file("job.log", "srun: error: gn042: task 1: Exited with exit code 1\n"
+				  "srun: error: gn042: tasks 0,2-3: Exited with exit code 1\n");
+		std::string kern;
+		for (int i = 0; i < (four ? 4 : 1); i++)
+			kern += "2019-03-29T12:23:22+0800 gn042 kernel: python3.6[9595" + std::to_string(5 + i) +
+				"]: segfault at b ip 00007f6e08bc664c sp 00007ffe63a06200 error 6 in "
+				"amp_C.cpython-36m-x86_64-linux-gnu.so[7f6e08bb3000+64000]\n";
+		b.file("kern.gn042.log", kern);
+		verdict v = b.run();
+		if (four) {
+			DIAG_CK_VERDICT(v, "segfault", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "segfault", 1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -1593,6 +1619,7 @@ static Suite *suite()
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
+	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	suite_add_tcase(s, t);
 	return s;
 }

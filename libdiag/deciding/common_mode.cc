@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
+#include <string>
+#include <utility>
 
 namespace diag {
 
@@ -83,6 +86,20 @@ void pass_common_mode(diagnosis_context &cx)
 	// told apart by pid are its restarts (Ray's retries), one rank.
 	size_t tracebacks = 0;
 	std::set<int> restarted;
+	// A node's kernel names each crashed process by its pid: the same
+	// crash of several pids within one second of each other (each line
+	// stamped itself) is as many processes, ranks or not. (Not a
+	// DataLoader's workers, a rank's own children.)
+	std::set<std::pair<int, std::string>> pids;
+	for (const auto &c : cx.cands) {
+		if ((c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id) || c.e->rank >= 0 ||
+		    c.e->inherited_time || best.e->inherited_time || c.e->time_us == no_time || best.e->time_us == no_time ||
+		    std::llabs(c.e->time_us - best.e->time_us) > us_per_s || c.e->capture("comm").find("worker") != std::string::npos)
+			continue;
+		std::string pid = c.e->capture("pid");
+		if (!pid.empty())
+			pids.insert({c.e->host, pid});
+	}
 	for (const auto &c : cx.cands) {
 		if (c.e->r ? c.e->r != best.e->r : c.e->rule_id != best.e->rule_id)
 			continue;
@@ -112,7 +129,7 @@ void pass_common_mode(diagnosis_context &cx)
 			hosts.insert(c.e->host);
 		}
 	}
-	size_t processes = std::max(same.size() + static_cast<size_t>(unranked), tracebacks);
+	size_t processes = std::max({same.size() + static_cast<size_t>(unranked), tracebacks, pids.size()});
 	int world = cx.ev.ranks.world_size();
 	bool every_rank = best.e->cls == failure_class::launch_failure && world >= 2 && same.size() == static_cast<size_t>(world);
 	// Transport errors show on both ends of a link by nature: not an
