@@ -602,6 +602,14 @@ START_TEST(sniff_kinds)
 	ck_assert(k.kind == source_kind::kernel_log);
 	k = sniff_source("2025-11-04T11:18:20 step 100 loss: 2.31\n2025-11-04T11:18:21 INFO rank 0: saved\n");
 	ck_assert(k.kind == source_kind::job_log);
+	// Kernel messages a collector stamped and forwarded (netconsole,
+	// rsyslog): a date, the host, then the kernel's seconds since boot.
+	k = sniff_source("2025-03-16T19:42:18.204511+00:00 gn023 [168231.448213] mlx5_core 0000:c4:00.0: cleanup\n"
+			 "2025-03-16T21:19:03.102117+00:00 gn023 [   14.302117] netpoll: netconsole: local port 6665\n");
+	ck_assert(k.kind == source_kind::kernel_log);
+	k = sniff_source("2025-03-16T19:42:18 gn023 [rank0]: step 100 loss: 2.31\n"
+			 "2025-03-16T19:42:19 gn023 [2025-03-16 19:42] saved\n");
+	ck_assert(k.kind == source_kind::job_log);
 	// A job's output with NCCL_DEBUG=INFO opens with NCCL's lines among its
 	// own: still the job's log (its banners, date lines and launcher lines
 	// are read as such); NCCL_DEBUG_FILE's holds NCCL's alone.

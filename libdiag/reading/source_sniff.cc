@@ -15,23 +15,42 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// "[ 1234.567890]": the kernel's seconds since boot.
+bool kmsg_seconds(std::string_view in)
+{
+	size_t i = 0;
+	while (i < in.size() && in[i] == ' ')
+		i++;
+	bool num = i < in.size();
+	for (size_t k = i; k < in.size(); k++)
+		if (!isdigit(static_cast<unsigned char>(in[k])) && in[k] != '.')
+			num = false;
+	return num && in.find('.') != std::string_view::npos;
+}
+
 bool kernelish(std::string_view l)
 {
 	if (l.find(" kernel: ") != std::string_view::npos || l.find("NVRM:") != std::string_view::npos)
 		return true;
+	// A kernel message a collector stamped and forwarded (netconsole or
+	// rsyslog: "2025-03-16T21:05:44.918+00:00 gn023 [173438.162931] ..."):
+	// a date, a host, then the kernel's own seconds since boot.
+	if (l.size() > 30 && isdigit(static_cast<unsigned char>(l[0])) && l[4] == '-' && l[7] == '-') {
+		size_t host = l.find(' ');
+		size_t open = host == std::string_view::npos ? host : l.find(' ', host + 1);
+		if (open != std::string_view::npos && open < 80 && open + 1 < l.size() && l[open + 1] == '[') {
+			size_t close = l.find(']', open + 2);
+			if (close != std::string_view::npos && close - open < 24 &&
+			    kmsg_seconds(l.substr(open + 2, close - open - 2)))
+				return true;
+		}
+	}
 	// raw kmsg "[ 1234.567890] " or dmesg -T "[Mon Feb  2 22:52:45 2026] "
 	if (l.size() > 14 && l[0] == '[') {
 		size_t close = l.find(']');
 		if (close != std::string_view::npos && close < 32) {
 			std::string_view in = l.substr(1, close - 1);
-			size_t i = 0;
-			while (i < in.size() && in[i] == ' ')
-				i++;
-			bool num = i < in.size();
-			for (size_t k = i; k < in.size(); k++)
-				if (!isdigit(static_cast<unsigned char>(in[k])) && in[k] != '.')
-					num = false;
-			if (num && in.find('.') != std::string_view::npos)
+			if (kmsg_seconds(in))
 				return true;
 			static const char *days[] = {"Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "};
 			for (const char *d : days)
