@@ -1062,6 +1062,34 @@ START_TEST(a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank)
 }
 END_TEST
 
+START_TEST(the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared)
+{
+	// A script labels its lines with its Slurm task and prints a banner
+	// per task with its node. Task 5 alone logged a NaN loss at iteration
+	// 74, the others at 75 (after the reduced loss spread it): rank 5, on
+	// gpu-r12. When every task first logged it at the same iteration,
+	// nobody is singled out.
+	for (bool one_ahead : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int t = 0; t < 8; t++)
+			log += "SLURM_PROCID=" + std::to_string(t) + " SLURM_LOCALID=" + std::to_string(t % 4) +
+			       " SLURMD_NODENAME=" + (t < 4 ? "gpu-r11" : "gpu-r12") + "\n";
+		for (int t : {5, 1, 6, 3, 0, 7, 4, 2})
+			log += "[SLURM_PROCID=" + std::to_string(t) + "] iteration " +
+			       std::string(one_ahead && t == 5 ? "74" : "75") + ": non-finite local loss nan\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (one_ahead) {
+			DIAG_CK_VERDICT(v, "nan_inf", 5);
+			DIAG_CK_STR_EQ(v.first_host, "gpu-r12");
+		} else {
+			DIAG_CK_VERDICT(v, "nan_inf", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -1620,6 +1648,7 @@ static Suite *suite()
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
+	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -564,6 +564,14 @@ line_identity parse_prefix(std::string_view line)
 					s = s.substr(3);
 				continue;
 			}
+			// A script's own label of its Slurm task ("[SLURM_PROCID=5]
+			// iteration 74: ..."): srun's task, as --label gives it.
+			if (bracket_number(s, "SLURM_PROCID=", len, num)) {
+				if (id.task < 0)
+					id.task = num;
+				s = s.substr(len);
+				continue;
+			}
 			if (id.rank < 0 && mpi_output_tag(s, len, num)) {
 				id.rank = num;
 				s = s.substr(len);
