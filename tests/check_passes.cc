@@ -1164,6 +1164,34 @@ START_TEST(host_resolution_the_one_machine_the_lines_name)
 }
 END_TEST
 
+START_TEST(host_resolution_maps_a_bus_on_a_line_of_no_host_to_its_rank)
+{
+	// nvidia-smi's line, pasted with no host, names the GPU at 03:00; the
+	// fault's node is known otherwise (gx-c17), where rank 5 used that bus
+	// (NCCL's "busId 3000"). A bus no rank of that node used names none.
+	for (bool known_bus : {true, false}) {
+		fixture f;
+		const char *bus[] = {"2000", "3000", "82000", "83000"};
+		for (int r = 0; r < 8; r++) {
+			rank_info ri;
+			ri.rank = r;
+			ri.host = f.ev.intern_host(r < 4 ? "gx-c16" : "gx-c17");
+			ri.busid = normalise_busid(bus[r % 4]);
+			f.ev.ranks.add(ri);
+		}
+		event &e = f.add(failure_class::gpu_hardware, event_role::initiating, -1, 0, 215);
+		e.captures = {{"pci", known_bus ? "0000:03:00.0" : "0000:41:00.0"}};
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::gpu_hardware;
+		cx.d.first = &e;
+		cx.d.first_host = f.ev.intern_host("gx-c17");
+		pass_host_resolution(cx);
+		ck_assert_int_eq(cx.d.first_rank, known_bus ? 5 : -1);
+		DIAG_CK_STR_EQ(f.ev.host_name(cx.d.first_host), "gx-c17");
+	}
+}
+END_TEST
+
 START_TEST(host_resolution_uses_the_rank_map_then_the_rank_own_lines)
 {
 	fixture f;
@@ -3827,6 +3855,7 @@ static Suite *suite()
 	tcase_add_test(t, launch_phase_the_same_failure_long_after_is_no_common_mode);
 	tcase_add_test(t, nan_origin_is_the_rank_that_is_different);
 	tcase_add_test(t, nan_origin_a_local_sign_beside_rank_0s_reduced_loss);
+	tcase_add_test(t, host_resolution_maps_a_bus_on_a_line_of_no_host_to_its_rank);
 	tcase_add_test(t, host_resolution_uses_the_rank_map_then_the_rank_own_lines);
 	tcase_add_test(t, host_resolution_takes_the_node_the_same_fault_names_elsewhere);
 	tcase_add_test(t, host_resolution_names_a_node_by_the_pod_the_job_knows);

@@ -796,8 +796,9 @@ START_TEST(bus_ids)
 	DIAG_CK_STR_EQ(normalise_busid("PCI:0000:1b:00"), "1b:00");
 	DIAG_CK_STR_EQ(normalise_busid("1b000"), "1b:00");
 	DIAG_CK_STR_EQ(normalise_busid("00000000:1B:00.0"), "1b:00");
+	DIAG_CK_STR_EQ(normalise_busid("3000"), "03:00"); // NCCL drops the bus's leading zero
 	DIAG_CK_STR_EQ(normalise_busid("0000:01:00"), "01:00");
-	DIAG_CK_STR_EQ(normalise_busid("1000"), "1000");
+	DIAG_CK_STR_EQ(normalise_busid("1000"), "01:00"); // NCCL prints busId with %lx
 }
 END_TEST
 

@@ -15,7 +15,10 @@ std::string normalise_busid(std::string_view raw)
 	std::string bus, dev;
 	size_t c1 = s.find(':');
 	if (c1 == std::string::npos) {
-		// busId as a hex number: BBDDF with the domain dropped.
+		// busId as a hex number: BBDDF with the domain dropped, and its
+		// leading zeros too ("3000" is bus 03).
+		if (s.size() >= 3 && s.size() < 5 && s.find_first_not_of("0123456789abcdef") == std::string::npos)
+			s.insert(0, 5 - s.size(), '0');
 		if (s.size() >= 5) {
 			bus = s.substr(s.size() - 5, 2);
 			dev = s.substr(s.size() - 3, 2);

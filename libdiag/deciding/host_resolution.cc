@@ -666,6 +666,21 @@ void pass_host_resolution(diagnosis_context &cx)
 					  cx.ev.host_name(d.first_host) + " did not");
 		}
 	}
+	// A GPU fault that names its device by PCI address on a line of no
+	// host (nvidia-smi's, pasted below the job): once its node is known,
+	// the rank whose NCCL init line on that node names the same bus.
+	if (d.first_rank < 0 && d.first_host >= 0 && d.first && d.common_mode == 0 && !job_level(d.cls) &&
+	    d.first->host < 0) {
+		std::string pci = d.first->capture("pci");
+		if (!pci.empty())
+			if (int r = cx.ev.ranks.rank_of_busid(d.first_host, normalise_busid(pci)); r >= 0) {
+				d.first_rank = r;
+				d.borrowed_rank = r;
+				d.rank_singled_out = true;
+				d.notes.push_back("the fault names GPU " + pci + ", rank " + std::to_string(r) + "'s on " +
+						  cx.ev.host_name(d.first_host));
+			}
+	}
 	d.first_host = pod_on_node(cx.ev, named_host(cx.ev, machine_of_container(cx.ev, d.first_host, d.first_rank)));
 	for (auto &s : d.suspects) {
 		if (s.host < 0)
