@@ -975,7 +975,7 @@ START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
 	// py-spy's dump; torchrun's own process, first, sits in its agent's
-	// loop. Rank 3's main thread alone is in its data loader: it is named
+	// loop, and a parent of mp.spawn in its join. Rank 3's main thread alone is in its data loader: it is named
 	// from its header, and the launcher is no third picture. When rank 3
 	// too waits where the others do, the cancel stays the verdict.
 	for (bool one_differs : {true, false}) {
@@ -987,7 +987,13 @@ START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 				   "Thread 700 (idle): \"MainThread\"\n"
 				   "    _invoke_run (torch/distributed/elastic/agent/server/api.py:870)\n"
 				   "    run (torch/distributed/elastic/agent/server/api.py:711)\n"
-				   "    main (torch/distributed/run.py:936)\n\n";
+				   "    main (torch/distributed/run.py:936)\n\n"
+				   // (and a parent of mp.spawn joining its children)
+				   "Process 701: python spawn_eval.py\n"
+				   "Thread 701 (idle): \"MainThread\"\n"
+				   "    wait (multiprocessing/connection.py:936)\n"
+				   "    join (torch/multiprocessing/spawn.py:109)\n"
+				   "    main (spawn_eval.py:166)\n\n";
 		for (int r = 0; r < 4; r++) {
 			dump += "== pid " + std::to_string(710 + r) + " RANK=" + std::to_string(r) + "\n" +
 				"Process " + std::to_string(710 + r) + ": /venv/bin/python3 -u train.py\n" +

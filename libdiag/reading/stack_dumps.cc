@@ -61,14 +61,16 @@ int rank_in_header(std::string_view h)
 }
 
 // A launcher's own frames: the process that spawned the ranks and waits
-// for them (torchrun's elastic agent, torch.distributed.launch). It sits
-// in its own loop whatever the ranks do, so it is not one of them.
+// for them (torchrun's elastic agent, torch.distributed.launch, the parent
+// of mp.spawn joining its children). It sits in its own loop whatever the
+// ranks do, so it is not one of them. (A child of mp.spawn runs under
+// spawn.py's _wrap, not its join.)
 bool launcher_frame(std::string_view frame)
 {
 	for (std::string_view f : {"elastic/agent/server/api.py", "torch/distributed/launch.py", "torch/distributed/run.py"})
 		if (frame.find(f) != std::string_view::npos)
 			return true;
-	return false;
+	return frame.rfind("join (", 0) == 0 && frame.find("torch/multiprocessing/spawn.py") != std::string_view::npos;
 }
 
 } // namespace
