@@ -1096,6 +1096,37 @@ START_TEST(the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared)
 }
 END_TEST
 
+START_TEST(the_one_rank_that_skipped_a_nan_step_before_a_silence_hung)
+{
+	// Eight ranks stepped every five minutes; rank 5 alone logged a NaN
+	// loss and skipped its batch, the others stepped on twice, then the log
+	// went silent for hours until a cancel: the stop ended a hang, rank
+	// 5's (the others waited in a collective it never entered). Without
+	// the skip, a hang that singles out no rank.
+	for (bool skipped : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int r = 0; r < 8; r++)
+			log += "Initializing distributed: GLOBAL_RANK: " + std::to_string(r) + ", MEMBER: " +
+			       std::to_string(r + 1) + "/8\n";
+		for (int i = 0; i < 8; i++) {
+			char line[160];
+			snprintf(line, sizeof(line),
+				 "2022-09-14 01:%02d:49,697 [INFO] seg.train: epoch=10 step=%d/2480 loss=0.37 lr=3.0e-04\n",
+				 10 + i * 5, 500 * (i + 1));
+			log += line;
+			if (skipped && i == 5)
+				log += "2022-09-14 01:37:12,402 [WARNING] seg.module: [gpu-r08] global_rank=5 non-finite loss "
+				       "(nan) at epoch 10 batch 1222, returning None to skip this batch\n";
+		}
+		log += "slurmstepd: error: *** JOB 7731942 ON gpu-r07 CANCELLED AT 2022-09-14T09:21:37 ***\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "collective_hang", (skipped ? 5 : -1));
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -1655,6 +1686,7 @@ static Suite *suite()
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
+	tcase_add_test(t, the_one_rank_that_skipped_a_nan_step_before_a_silence_hung);
 	suite_add_tcase(s, t);
 	return s;
 }

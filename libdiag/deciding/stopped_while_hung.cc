@@ -471,6 +471,27 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	return silence;
 }
 
+// The one rank that alone reported skipping a step on a non-finite value
+// (a line it survived: "non-finite loss, returning None to skip this
+// batch"), stamped on the stop's reckoning within three paces before the
+// job's last progress or one after; -1 where none or several ranks did.
+int sole_rank_skipping_a_nan(const evidence &ev, const ts_value &at, int64_t last_progress, int64_t pace)
+{
+	int rank = -1;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.cls != failure_class::nan_inf || e.rank < 0 || !(e.handled || e.decoy) ||
+		    e.inherited_time || !same_reckoning(e.ts, at.kind, at.year != 0))
+			continue;
+		const int64_t t = file_local_us(e.ts);
+		if (t == INT64_MIN || t < last_progress - 3 * pace || t > last_progress + pace)
+			continue;
+		if (rank >= 0 && rank != e.rank)
+			return -1;
+		rank = e.rank;
+	}
+	return rank;
+}
+
 // The job's log went silent long before it was stopped from outside: its
 // writers had stepped at a steady pace, and the silence before the stop
 // was many times the longest interval between two of their steps (and ten
@@ -494,14 +515,29 @@ bool stopped_long_after_its_pace(diagnosis_context &cx)
 		return false;
 	int64_t silence = -1;
 	const source_file *sf = nullptr;
+	const event *stop = nullptr;
 	for (const auto &e : cx.ev.events)
 		if (!e.dropped && e.role == event_role::initiating && e.cls == d.cls &&
-		    (silence = silence_past_pace(cx.ev, e, &sf)) >= 0)
+		    (silence = silence_past_pace(cx.ev, e, &sf)) >= 0) {
+			stop = &e;
 			break;
+		}
 	if (silence < 0 || !sf)
 		return false;
 	hang_view behind = ranks_behind_in_steps(cx.ev);
-	const int rank = behind.suspects.size() == 1 ? behind.suspects[0] : -1;
+	int rank = behind.suspects.size() == 1 ? behind.suspects[0] : -1;
+	// Else the one rank that alone skipped a step on a non-finite value
+	// (its loss NaN, the batch dropped) within a few steps of the last
+	// progress: the others went on into a collective it never entered.
+	if (rank < 0 && stop) {
+		const int64_t last_progress = file_local_us(stop->ts) - silence;
+		if (int skipper = sole_rank_skipping_a_nan(cx.ev, stop->ts, last_progress, sf->pace_longest_us);
+		    skipper >= 0) {
+			rank = skipper;
+			behind.why = "it alone skipped a step on a non-finite value just before the others stopped making "
+				     "progress";
+		}
+	}
 	const long long minutes = silence / (60LL * 1000000);
 	const long long pace_s = sf->pace_longest_us / 1000000;
 	ended_a_hang(d, rank,
