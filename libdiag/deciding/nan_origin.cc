@@ -8,6 +8,7 @@
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
 
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -39,6 +40,45 @@ const event *sole_local_sign(const diagnosis_context &cx, Admit admit)
 	return local;
 }
 
+// Every rank reported it, but at the step its own line names: one rank
+// alone at the earliest, two or more at later steps, is where it appeared
+// (a local loss a rank logs before the reduced one spreads). Decides and
+// returns true where one is.
+bool alone_at_the_earliest_step(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	std::map<long long, std::set<int>> ranks_at;
+	std::map<int, const event *> first_of;
+	for (const auto &c : cx.cands) {
+		long long step;
+		if (c.e->cls != failure_class::nan_inf || c.e->rank < 0 || !parse_uint_str(c.e->capture("step"), step))
+			continue;
+		ranks_at[step].insert(c.e->rank);
+		const event *&f = first_of[c.e->rank];
+		if (!f || earlier_event(*c.e, *f))
+			f = c.e;
+	}
+	if (ranks_at.size() < 2 || ranks_at.begin()->second.size() != 1)
+		return false;
+	const int r = *ranks_at.begin()->second.begin();
+	std::set<int> later;
+	for (auto it = std::next(ranks_at.begin()); it != ranks_at.end(); ++it)
+		later.insert(it->second.begin(), it->second.end());
+	later.erase(r);
+	if (later.size() < 2)
+		return false;
+	const event *origin = first_of[r];
+	d.first = origin;
+	d.first_rank = r;
+	d.first_host = origin->host;
+	d.common_mode = 0;
+	d.common_many_hosts = false;
+	d.rank_singled_out = true;
+	d.notes.push_back("every rank reported the non-finite value; rank " + std::to_string(r) + " alone did at step " +
+			  std::to_string(ranks_at.begin()->first) + ", the others later");
+	return true;
+}
+
 // The one rank whose NaN sign no other rank shares.
 void find_origin(diagnosis_context &cx)
 {
@@ -64,43 +104,8 @@ void find_origin(diagnosis_context &cx)
 		d.rank_singled_out = true;
 		return;
 	}
-	// Every rank reported it, but at the step its own line names: one rank
-	// alone at the earliest, two or more at later steps, is where it
-	// appeared (a local loss a rank logs before the reduced one spreads).
-	{
-		std::map<long long, std::set<int>> ranks_at;
-		std::map<int, const event *> first_of;
-		for (const auto &c : cx.cands) {
-			long long step;
-			if (c.e->cls != failure_class::nan_inf || c.e->rank < 0 || !parse_uint_str(c.e->capture("step"), step))
-				continue;
-			ranks_at[step].insert(c.e->rank);
-			const event *&f = first_of[c.e->rank];
-			if (!f || earlier_event(*c.e, *f))
-				f = c.e;
-		}
-		std::set<int> later;
-		for (auto it = ranks_at.begin(); it != ranks_at.end(); ++it)
-			if (it != ranks_at.begin())
-				later.insert(it->second.begin(), it->second.end());
-		if (ranks_at.size() >= 2 && ranks_at.begin()->second.size() == 1) {
-			const int r = *ranks_at.begin()->second.begin();
-			later.erase(r);
-			if (later.size() >= 2) {
-				const event *origin = first_of[r];
-				d.first = origin;
-				d.first_rank = r;
-				d.first_host = origin->host;
-				d.common_mode = 0;
-				d.common_many_hosts = false;
-				d.rank_singled_out = true;
-				d.notes.push_back("every rank reported the non-finite value; rank " + std::to_string(r) +
-						  " alone did at step " + std::to_string(ranks_at.begin()->first) +
-						  ", the others later");
-				return;
-			}
-		}
-	}
+	if (alone_at_the_earliest_step(cx))
+		return;
 	std::map<std::string, std::set<int>> ranks_by_rule;
 	std::map<std::string, const event *> first_by_rule;
 	for (const auto &c : cx.cands) {
