@@ -112,7 +112,10 @@ def changes(case_dir, base):
     host = base[2] if len(base) == 3 else None
     if host and re.fullmatch(r"[A-Za-z][\w.-]*", host) and not loopback(host):
         new = "nid%06d" % (int(hashlib.sha1(host.encode()).hexdigest(), 16) % 1000000)
-        word = re.compile(rb"(?<![\w.-])" + re.escape(host.encode()) + rb"(?![\w-])")
+        # (A name right after a colour code, "\x1b[34malgo-1", is a word of
+        # its own: the reader takes the code off.)
+        after_colour = rb"(?:(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm)|(?<=\x1b\[\d;\d\dm)|(?<=\x1b\[\d\d;\d\dm)|(?<![\w.-]))"
+        word = re.compile(after_colour + re.escape(host.encode()) + rb"(?![\w-])")
         out.append(("host", lambda fn: fn.replace(host, new),
                     lambda b: word.sub(new.encode(), expand_hostlists(b, host)), False, (base[0], base[1], new)))
     out.append(("crlf", None, lambda b: re.sub(rb"\r?\n", b"\r\n", b), False, base))
