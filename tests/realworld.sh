@@ -252,7 +252,8 @@ fi
 	--corpus "$corpus" --min-class "$REALWORLD_MIN_CLASS" \
 	--min-rank "$REALWORLD_MIN_RANK" --min-host "$REALWORLD_MIN_HOST" \
 	--dev-min-class "$REALWORLD_DEV_MIN_CLASS" --dev-min-rank "$REALWORLD_DEV_MIN_RANK" \
-	--dev-min-host "$REALWORLD_DEV_MIN_HOST"
+	--dev-min-host "$REALWORLD_DEV_MIN_HOST" \
+	--verdicts-out "$top_builddir/tests/realworld.verdicts.json"
 rc=$?
 # 2: the corpus itself is unusable (empty, malformed): a hard error, not a pass.
 [ $rc -eq 2 ] && exit 99

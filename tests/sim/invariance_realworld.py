@@ -20,6 +20,9 @@ change too, and one run instead of four); only where that copy's verdict
 differs is each made alone, to say which changed it. A composition that
 changes the verdict fails the check even when each change alone holds.
 
+The case's own verdict is the one tests/realworld.sh wrote (--base), where
+it is this build's (realworld_base.py); else it is diagnosed here.
+
 No truth is read: expected.json is only left out of what denpex sees, so the
 check holds on the dev and the held-out split alike. Prints one line per
 change (how many cases held) and one per case that did not; exits 1 when any
@@ -36,6 +39,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import realworld_base  # noqa: E402
 
 
 def files_of(d):
@@ -155,9 +161,9 @@ def verdict_of_change(args, case_dir, name, change):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check_case(args, name):
+def check_case(args, name, given):
     case_dir = os.path.join(args.corpus, name)
-    base = diagnose(args.denpex, files_of(case_dir), args.timeout)
+    base = given.get(name) or diagnose(args.denpex, files_of(case_dir), args.timeout)
     results = []
     chs = changes(case_dir, base)
     both = together(chs)
@@ -178,7 +184,11 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--base", metavar="FILE",
+                    help="the cases' own verdicts as tests/realworld.sh wrote them (used when they are"
+                         " this denpex's, configuration's and corpus's)")
     args = ap.parse_args()
+    given = realworld_base.read(args.base, args.denpex, args.corpus) if args.base else {}
     try:
         names = sorted(d for d in os.listdir(args.corpus)
                        if os.path.isfile(os.path.join(args.corpus, d, "expected.json")))
@@ -190,7 +200,7 @@ def main():
         return 2
     held, tried, broken = {}, {}, []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name, base, results in pool.map(lambda n: check_case(args, n), names):
+        for name, base, results in pool.map(lambda n: check_case(args, n, given), names):
             if len(base) != 3:
                 broken.append(("base", name, "a verdict", base))
             for cname, want, got in results:
@@ -199,7 +209,8 @@ def main():
                     held[cname] = held.get(cname, 0) + 1
                 else:
                     broken.append((cname, name, want, got))
-    print("invariance: %d cases" % len(names))
+    print("invariance: %d cases (%d base verdicts from %s)" % (len(names), sum(n in given for n in names), args.base)
+          if args.base else "invariance: %d cases" % len(names))
     for cname in ("together", "host", "crlf", "rename", "reverse", "stdin"):
         if cname in tried:
             print("  %-8s %4d/%d held" % (cname, held.get(cname, 0), tried[cname]))

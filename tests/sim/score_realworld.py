@@ -21,6 +21,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import realworld_base  # noqa: E402
+
 CLASSES = ("gpu_hardware", "cuda_oom", "host_oom", "network", "collective_hang",
            "python_exception", "nan_inf", "cuda_error", "segfault", "filesystem",
            "launch_failure", "time_limit", "preemption", "user_cancel",
@@ -169,6 +172,8 @@ def main():
     ap.add_argument("--dev-min-rank", type=float, help="the dev split's floor (default: --min-rank)")
     ap.add_argument("--dev-min-host", type=float, help="the dev split's floor (default: --min-host)")
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--verdicts-out", metavar="FILE",
+                    help="write the verdicts for tests/realworld_invariance.sh (realworld_base.py)")
     args = ap.parse_args()
 
     try:
@@ -187,6 +192,10 @@ def main():
     for c in cases:
         c["got"], c["error"] = diagnose(args.denpex, c["files"], args.timeout)
         c["ok"] = judge(c, c["got"])
+    if args.verdicts_out:
+        realworld_base.write(args.verdicts_out, args.denpex, args.corpus,
+                             {c["name"]: (c["got"]["class"], c["got"]["rank"], c["got"]["host"]) if c["got"] else None
+                              for c in cases})
 
     floors = {"class": args.min_class, "rank": args.min_rank, "host": args.min_host}
     dev_floors = {"class": args.dev_min_class, "rank": args.dev_min_rank, "host": args.dev_min_host}
