@@ -1203,9 +1203,14 @@ START_TEST(the_first_host_comes_with_its_other_names)
 		       "[pod/llama-ft-worker-1/pytorch] [rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
 		       "allocate 2.00 GiB. GPU 0 has a total capacity of 79.33 GiB of which 1.06 GiB is free.\n");
 		const std::string node = ec2_name ? "ip-10-41-7-212.us-west-2.compute.internal" : "gpu-node-7";
-		b.file("pods.txt", "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n"
-				   "llama-ft-worker-1   0/1     Error   0          6h    10.41.7.36    " +
-					   node + "   <none>           <none>\n");
+		// (The job's other pods listed first: each row is kept, however many.)
+		std::string rows;
+		for (int i = 2; i < 7; i++)
+			rows += "llama-ft-worker-" + std::to_string(i) + "   0/1     Error   0          6h    10.41.7.4" +
+				std::to_string(i) + "    gpu-other-" + std::to_string(i) + "   <none>           <none>\n";
+		b.file("pods.txt", "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n" +
+					   rows + "llama-ft-worker-1   0/1     Error   0          6h    10.41.7.36    " + node +
+					   "   <none>           <none>\n");
 		verdict v = b.run();
 		DIAG_CK_VERDICT(v, "cuda_oom", 5);
 		DIAG_CK_STR_EQ(v.first_host, "llama-ft-worker-1");
@@ -1214,6 +1219,24 @@ START_TEST(the_first_host_comes_with_its_other_names)
 		if (ec2_name)
 			DIAG_CK_STR_EQ(v.first_host_aliases[1], "10.41.7.212");
 	}
+}
+END_TEST
+
+START_TEST(a_host_written_in_full_keeps_its_full_name)
+{
+	// The verdict names a node by its short name, as Slurm does; the full
+	// name the logs wrote comes with it.
+	bundle b;
+	b.file("job.log",
+	       "gpn-c204.cluster.local:4411:4411 [2] NCCL INFO ncclCommInitRank comm 0x55d1 rank 2 nranks 4 cudaDev 2 "
+	       "busId 41000 commId 0x1f - Init COMPLETE\n"
+	       "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total "
+	       "capacity of 79.33 GiB of which 1.06 GiB is free.\n");
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "cuda_oom", 2);
+	DIAG_CK_STR_EQ(v.first_host, "gpn-c204");
+	ck_assert_uint_ge(v.first_host_aliases.size(), 1);
+	DIAG_CK_STR_EQ(v.first_host_aliases[0], "gpn-c204.cluster.local");
 }
 END_TEST
 
@@ -1668,6 +1691,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_inside_a_collective_at_ctrl_c_hung);
 	tcase_add_test(t, a_link_fault_several_ranks_report_names_no_rank);
 	tcase_add_test(t, the_first_host_comes_with_its_other_names);
+	tcase_add_test(t, a_host_written_in_full_keeps_its_full_name);
 	tcase_add_test(t, a_node_first_comes_with_its_pods_hostname);
 	tcase_add_test(t, a_described_pods_block_is_the_pods);
 	tcase_add_test(t, a_pasted_commands_output_is_its_pods_or_nodes);

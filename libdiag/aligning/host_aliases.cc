@@ -67,6 +67,9 @@ std::vector<std::string> host_aliases(const evidence &ev, int host)
 	if (host < 0 || static_cast<size_t>(host) >= ev.host_count())
 		return out;
 	const std::string &own = ev.host_name(host);
+	// Its full name, as the logs wrote it (the verdict names the short one).
+	if (const std::string &full = ev.full_host_name(host); !full.empty() && full != own)
+		out.push_back(full);
 	// kubectl get pods -o wide's row: a pod and its node, either way round.
 	for (const auto &e : ev.events) {
 		std::string pod = e.capture("pod"), node = e.capture("pod_node");

@@ -6,6 +6,7 @@
 // job cancelled mid-run stops within one step's time of its last line)
 // and the rank behind must be singled out: then it is the one that stopped.
 #include "deciding/context.hh"
+#include "deciding/diagnose.hh"
 #include "deciding/exits.hh"
 #include "reading/timestamp.hh"
 
@@ -162,6 +163,22 @@ bool stopped_after_timeouts(diagnosis_context &cx)
 	ended_a_hang(d, rank, rank >= 0 ? cx.hv.why : "the ranks timed out waiting in a collective before the stop",
 		     "the ranks' watchdogs reported collective timeouts before the job was stopped, and no progress "
 		     "followed: the stop ended a hang");
+	return true;
+}
+
+// The ranks' flight recorders, dumped before the job was stopped from
+// outside (a cancel, its time limit), single out one rank: the others sat
+// in a collective it never joined (never enqueued, stuck before it). A
+// dump is taken of a job that hangs; the stop ended that hang.
+bool stopped_while_recorded_waiting(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !cx.fr.present || cx.fr.suspects.size() != 1)
+		return false;
+	const int rank = cx.fr.suspects[0];
+	ended_a_hang(d, rank, cx.fr.suspect_why.empty() ? "the flight recorder singles it out" : cx.fr.suspect_why[0],
+		     "the ranks' flight recorders show the others waiting in a collective rank " + std::to_string(rank) +
+			     " never joined: the stop ended a hang");
 	return true;
 }
 
@@ -676,7 +693,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	// (The first that finds the stop ended a hang decides.)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
-		stopped_while_seen_waiting(cx) || stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) ||
+		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) ||
 		cancelled_long_after_one_fell_behind(cx) || stopped_long_after_one_went_alone(cx) ||
 		stopped_long_after_its_pace(cx);
 }

@@ -40,17 +40,22 @@ std::string evidence::where(const event &e) const
 	return ev_sources[e.file].path + ":" + std::to_string(e.line);
 }
 
-int evidence::intern_host(std::string_view name)
+int evidence::intern_host(std::string_view full)
 {
-	name = short_host_name(name);
+	std::string_view name = short_host_name(full);
 	if (name.empty())
 		return -1;
 	std::string key(name);
 	auto it = ev_host_ids.find(key);
-	if (it != ev_host_ids.end())
+	if (it != ev_host_ids.end()) {
+		std::string &f = ev_full_hosts[static_cast<size_t>(it->second)];
+		if (f.empty() && full.size() != name.size())
+			f = std::string(full);
 		return it->second;
+	}
 	int id = static_cast<int>(ev_hosts.size());
 	ev_hosts.push_back(key);
+	ev_full_hosts.push_back(full.size() != name.size() ? std::string(full) : std::string());
 	ev_host_ids.emplace(std::move(key), id);
 	return id;
 }
@@ -79,6 +84,10 @@ long evidence::add(event &&e)
 	// field is kept as its own, so that a long record loses none.
 	if (std::string field = e.capture("record_field"); !field.empty())
 		writer += "|" + field;
+	// So are the rows of a listing of pods (kubectl get pods): each names
+	// another pod and the node it ran on, and the job's may be many.
+	if (std::string pod = e.capture("pod"); !pod.empty())
+		writer += "|" + pod;
 	kept_count &count = ev_kept[writer];
 	uint32_t &kept = count.kept;
 	const int64_t own_us = e.ts.kind == ts_kind::none ? INT64_MIN : file_local_us(e.ts);

@@ -165,6 +165,9 @@ public:
 	int find_host(std::string_view name) const;
 	const std::string &host_name(int id) const { return ev_hosts[static_cast<size_t>(id)]; }
 	size_t host_count() const { return ev_hosts.size(); }
+	// The host's full name as a log first wrote it ("gpu07.cluster.local"
+	// for gpu07), where one did; else empty.
+	const std::string &full_host_name(int id) const { return ev_full_hosts[static_cast<size_t>(id)]; }
 
 	uint32_t add_source(source_file f);
 	source_file &source(uint32_t i) { return ev_sources[i]; }
@@ -220,6 +223,7 @@ public:
 
 private:
 	std::vector<std::string> ev_hosts;
+	std::vector<std::string> ev_full_hosts;
 	std::unordered_map<std::string, int> ev_host_ids;
 	std::vector<source_file> ev_sources;
 	// rule|writer -> how many of its events are kept, and the own time of
