@@ -188,6 +188,11 @@ fi
 j_tl=$(submit tl -- "$TRAIN hang")
 j_cx=$(submit cx -- "$TRAIN hang")
 wait_state "$j_tl" RUNNING && wait_state "$j_cx" RUNNING
+# (Each of the four ranks past its steps and waiting, as a stalled job
+# that is then stopped: stopped mid-start, a rank still a step or two
+# behind the others would read as the rank the others waited on.)
+wait_tasks_printed "$j_tl" tl 'step waiting on dataloader' 4
+wait_tasks_printed "$j_cx" cx 'step waiting on dataloader' 4
 sleep 2.5
 # (slurmctld refuses an end time not after the job's start, "Invalid time
 # specified", when the job started within the same second: try again.)

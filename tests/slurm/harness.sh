@@ -203,6 +203,20 @@ submit() { # submit NAME [sbatch options...] -- script body
 	chmod 755 "$script"
 	as_user "sbatch --parsable -J $name -N2 --ntasks-per-node=2 -o $WORK/jobs/$name-%j.out -e $WORK/jobs/$name-%j.err ${opts[*]:-} $script" 2>>"$WORK/sbatch.err"
 }
+# Waits until COUNT tasks of the job (told apart by srun -l's "N: " label)
+# printed a line matching PATTERN to its output, at most SECONDS (default
+# 60): a job ended from outside must first reach the state the test means
+# (on a loaded machine its processes may still be starting).
+wait_tasks_printed() { # job name pattern count [seconds]
+	local j=$1 name=$2 pat=$3 want=$4 i n
+	for ((i = 0; i < ${5:-60} * 2; i++)); do
+		n=$(cat "$WORK/jobs/$name-$j.out" "$WORK/jobs/$name-$j.err" 2>/dev/null | grep -E "$pat" |
+			sed -n -E 's/^ *([0-9]+): .*/\1/p' | sort -u | wc -l)
+		if [ "${n:-0}" -ge "$want" ]; then return 0; fi
+		sleep 0.5
+	done
+	return 1
+}
 # Waits until N epilog runs of the job were logged (default $HARNESS_RUNS:
 # every node's Epilog and the EpilogSlurmctld), at most SECONDS (default 120).
 wait_epilogs() { # job [runs [seconds]]
