@@ -498,6 +498,42 @@ std::string set_aside_hardware_claims(evidence &ev)
 	       ") set aside: a claim by the job, not kernel or driver evidence";
 }
 
+// A node's kernel log named for the node ("dmesg.endor.txt") whose name
+// has no digit, so that the name alone does not say it is a host: where
+// the job's other lines know a host by that name, the log is that node's.
+void name_kernel_logs_by_known_hosts(evidence &ev)
+{
+	for (uint32_t i = 0; i < ev.sources().size(); i++) {
+		source_file &sf = ev.source(i);
+		const std::string name = sf.path.substr(sf.path.rfind('/') + 1);
+		// (A name that says its host itself keeps it; a folder's name that
+		// looked like one gives way.)
+		if (sf.kind != source_kind::kernel_log || !host_from_path(name).empty())
+			continue;
+		int host = -1;
+		for (size_t s = 0; s <= name.size();) {
+			size_t dot = name.find('.', s);
+			const std::string tok = name.substr(s, dot == std::string::npos ? std::string::npos : dot - s);
+			if (int h = tok.size() >= 2 ? ev.find_host(tok) : -1; h >= 0 && ev.host_name(h) == tok) {
+				// (Two hosts in one name: neither.)
+				host = host >= 0 && host != h ? -2 : h;
+				if (host == -2)
+					break;
+			}
+			if (dot == std::string::npos)
+				break;
+			s = dot + 1;
+		}
+		if (host < 0 || host == sf.host_hint)
+			continue;
+		const int was = sf.host_hint;
+		sf.host_hint = host;
+		for (event &e : ev.events)
+			if (e.file == i && (e.host < 0 || e.host == was))
+				e.host = host;
+	}
+}
+
 } // namespace
 
 verdict analysis::run()
@@ -507,6 +543,7 @@ verdict analysis::run()
 	std::string claims = set_aside_hardware_claims(an_ev);
 	unwrap_ray(an_ev);
 	settle_wandb(an_ev);
+	name_kernel_logs_by_known_hosts(an_ev);
 	resolve_identities(an_ev);
 	clock_options co;
 	co.default_tz_offset_s = an_opts.default_tz_offset_s;

@@ -455,6 +455,26 @@ START_TEST(xid_finds_its_rank_by_bus_id)
 }
 END_TEST
 
+START_TEST(a_kernel_log_named_for_a_host_without_digits_is_that_hosts)
+{
+	// Nodes named by words ("endor", "hoth"): the kernel log's file name
+	// alone does not say it names a host, the job's NCCL lines do.
+	bundle b;
+	const char *bus[] = {"18000", "2a000", "3a000", "5d000"};
+	std::string log;
+	for (int r = 0; r < 8; r++)
+		log += init_complete(r, r < 4 ? "endor" : "hoth", 2000 + r, bus[r % 4], 8);
+	for (int r = 0; r < 8; r++)
+		if (r != 5)
+			log += watchdog(r, "04:13:00.00000000" + std::to_string(r), 99, 99, 98);
+	b.file("job.out", log);
+	b.file("dmesg.hoth.txt", "[Mon Oct 26 04:02:58 2026] NVRM: Xid (PCI:0000:2a:00): 79, pid=2005, name=python, GPU has fallen off the bus.\n");
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "gpu_hardware", 5);
+	DIAG_CK_STR_EQ(v.first_host, "hoth");
+}
+END_TEST
+
 START_TEST(xid_154_recovery_action_is_honoured)
 {
 	bundle b;
@@ -1664,6 +1684,7 @@ static Suite *suite()
 	tcase_add_test(t, missing_rank_in_a_known_world);
 	tcase_add_test(t, time_limit_names_no_rank);
 	tcase_add_test(t, xid_finds_its_rank_by_bus_id);
+	tcase_add_test(t, a_kernel_log_named_for_a_host_without_digits_is_that_hosts);
 	tcase_add_test(t, xid_154_recovery_action_is_honoured);
 	tcase_add_test(t, stale_kernel_messages_are_ignored);
 	tcase_add_test(t, oom_killer_pid_maps_to_rank);
