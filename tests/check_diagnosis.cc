@@ -1584,6 +1584,33 @@ START_TEST(a_one_node_torchrun_local_rank_is_the_rank)
 }
 END_TEST
 
+START_TEST(the_one_worker_a_launcher_saw_crash_is_an_unnamed_crashs)
+{
+	// A C++ terminate with no rank on its lines; torchrun on one node saw
+	// one worker end by SIGABRT and stopped the others: that worker's. With
+	// every worker aborting on its own line, no first.
+	for (bool every_rank : {false, true}) {
+		bundle b;
+		std::string log = "$ torchrun --standalone --nproc_per_node=4 train.py\n";
+		if (every_rank)
+			for (int r = 0; r < 4; r++)
+				log += "[rank" + std::to_string(r) + "]:terminate called after throwing an instance of 'std::exception'\n";
+		else
+			log += "terminate called after throwing an instance of 'google::protobuf::FatalException'\n"
+			       "  what():  CHECK failed: (index) < (current_size_):\n";
+		for (int pid : {30112, 30113, 30114})
+			log += "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process " + std::to_string(pid) +
+			       " closing signal SIGTERM\n";
+		log += "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 3 (pid: 30115) "
+		       "of binary: /opt/conda/bin/python\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "segfault");
+		ck_assert_int_eq(v.first_rank, every_rank ? -1 : 3);
+	}
+}
+END_TEST
+
 // Grid Engine's accounting record pasted below the job's log (qacct prints
 // each key in 13 columns): how the job ended, as sacct's State would say it.
 std::string qacct_record(const std::string &exit_status, const std::string &failed, const std::string &wallclock,
@@ -1725,6 +1752,7 @@ static Suite *suite()
 	tcase_add_test(t, a_rank_that_went_its_own_way_long_before_a_cancel);
 	tcase_add_test(t, todays_xid_is_kept_after_last_weeks);
 	tcase_add_test(t, a_one_node_torchrun_local_rank_is_the_rank);
+	tcase_add_test(t, the_one_worker_a_launcher_saw_crash_is_an_unnamed_crashs);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);

@@ -8,6 +8,7 @@
 #include "aligning/identities.hh"
 
 #include <algorithm>
+#include <csignal>
 #include <map>
 #include <set>
 
@@ -439,6 +440,34 @@ void without_initiator(diagnosis_context &cx)
 	}
 	if (d.cls == failure_class::network && victims_name_one_node(cx))
 		return;
+	// A native crash that names no process (C++'s terminate, Python's fatal
+	// error), and of the job's workers the launcher saw exactly one end by
+	// a crash signal of its own (an abort, a segfault) while it stopped the
+	// others: that worker crashed.
+	if (d.cls == failure_class::segfault) {
+		std::set<int> crashed;
+		bool ranked_crash = false;
+		for (const auto &e : ev.events) {
+			// (Crash lines of ranks of their own, every rank aborting: the
+			// launcher's word on which it saw first is no first.)
+			ranked_crash = ranked_crash || (!e.dropped && e.cls == failure_class::segfault &&
+							e.kind != rule_kind::task_exit && e.rank >= 0);
+			const bool crash = e.signal == SIGABRT || e.signal == SIGSEGV || e.signal == SIGBUS || e.signal == SIGILL ||
+					   e.exitcode == -SIGABRT || e.exitcode == -SIGSEGV || e.exitcode == -SIGBUS ||
+					   e.exitcode == -SIGILL;
+			if (!e.dropped && e.kind == rule_kind::task_exit && e.rank >= 0 && crash)
+				crashed.insert(e.rank);
+		}
+		if (crashed.size() == 1 && !ranked_crash) {
+			d.first_rank = *crashed.begin();
+			d.first_host = rank_host(cx.ev, d.first_rank);
+			d.rank_singled_out = true;
+			d.confidence = "low";
+			d.notes.push_back("a native crash named no process; of the job's workers only rank " +
+					  std::to_string(d.first_rank) + " ended by a crash signal of its own");
+			return;
+		}
+	}
 	d.notes.push_back("only victims' symptoms in the logs: no rank is blamed");
 }
 
