@@ -39,10 +39,14 @@ void name_the_node_whose_link_went_down(diagnosis_context &cx)
 	decision &d = cx.d;
 	if (d.cls != failure_class::network || d.first_rank >= 0 || d.first_host >= 0)
 		return;
+	// (On reports stamped themselves: a line that inherits an earlier
+	// line's time came later than that, by how much no one knows; a fault
+	// the job survived broke nothing.)
 	int64_t broke = no_time;
 	for (const auto &e : cx.ev.events)
-		if (!e.dropped && !e.decoy && e.cls == failure_class::network && e.time_us != no_time &&
-		    cx.ev.sources()[e.file].kind != source_kind::kernel_log && (broke == no_time || e.time_us < broke))
+		if (!e.dropped && !e.decoy && !e.handled && !e.inherited_time && e.cls == failure_class::network &&
+		    e.time_us != no_time && cx.ev.sources()[e.file].kind != source_kind::kernel_log &&
+		    (broke == no_time || e.time_us < broke))
 			broke = e.time_us;
 	const event *link = one_node_saw_its_link_fail(cx.ev, broke);
 	if (!link || (broke != no_time && link->time_us != no_time && link->time_us > broke))
