@@ -445,19 +445,15 @@ void without_initiator(diagnosis_context &cx)
 	// a crash signal of its own (an abort, a segfault) while it stopped the
 	// others: that worker crashed.
 	if (d.cls == failure_class::segfault) {
+		// (Crash lines of ranks of their own, every rank aborting: the
+		// launcher's word on which it saw first is no first.)
+		const bool ranked_crash = std::any_of(ev.events.begin(), ev.events.end(), [](const event &e) {
+			return !e.dropped && e.cls == failure_class::segfault && e.kind != rule_kind::task_exit && e.rank >= 0;
+		});
 		std::set<int> crashed;
-		bool ranked_crash = false;
-		for (const auto &e : ev.events) {
-			// (Crash lines of ranks of their own, every rank aborting: the
-			// launcher's word on which it saw first is no first.)
-			ranked_crash = ranked_crash || (!e.dropped && e.cls == failure_class::segfault &&
-							e.kind != rule_kind::task_exit && e.rank >= 0);
-			const bool crash = e.signal == SIGABRT || e.signal == SIGSEGV || e.signal == SIGBUS || e.signal == SIGILL ||
-					   e.exitcode == -SIGABRT || e.exitcode == -SIGSEGV || e.exitcode == -SIGBUS ||
-					   e.exitcode == -SIGILL;
-			if (!e.dropped && e.kind == rule_kind::task_exit && e.rank >= 0 && crash)
-				crashed.insert(e.rank);
-		}
+		for (const auto &[rank, sig] : rank_exit_signals(ev))
+			if (crash_signal(sig) || sig == SIGABRT)
+				crashed.insert(rank);
 		if (crashed.size() == 1 && !ranked_crash) {
 			d.first_rank = *crashed.begin();
 			d.first_host = rank_host(cx.ev, d.first_rank);

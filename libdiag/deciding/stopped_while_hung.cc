@@ -693,9 +693,9 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	// (The first that finds the stop ended a hang decides.)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
-		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) ||
-		cancelled_long_after_one_fell_behind(cx) || stopped_long_after_one_went_alone(cx) ||
-		stopped_long_after_its_pace(cx);
+		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || stopped_after_timeouts(cx) ||
+		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
+		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
 }
 
 } // namespace diag
