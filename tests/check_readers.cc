@@ -850,6 +850,38 @@ START_TEST(an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only)
 }
 END_TEST
 
+// A time of day alone takes the date of its file's last dated local stamp
+// (the next day once its clock went back past midnight); with none before
+// it, it dates nothing.
+START_TEST(a_time_of_day_alone_takes_its_files_date)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	const std::string tail = "[rank 1] 23:59:30 RuntimeError: CUDA error: an illegal memory access was encountered\n"
+				 "[rank 2] 00:00:10 RuntimeError: CUDA error: an illegal memory access was encountered\n";
+	for (int dated = 0; dated <= 1; dated++) {
+		evidence ev;
+		read_text(rules, (dated ? "2024-03-01 23:58:00,100 INFO train: world_size=8\n" : "") + tail, "1", ev);
+		std::vector<const event *> errs;
+		for (const auto &e : ev.events)
+			if (e.rank == 1 || e.rank == 2)
+				errs.push_back(&e);
+		ck_assert_uint_eq(errs.size(), 2);
+		for (const event *e : errs) {
+			if (!dated) {
+				ck_assert(e->ts.kind == ts_kind::none || e->inherited_time);
+				continue;
+			}
+			ck_assert_int_eq(int(e->ts.kind), int(ts_kind::local));
+			ck_assert_int_eq(e->ts.year, 2024);
+			ck_assert_int_eq(e->ts.month, 3);
+			ck_assert_int_eq(e->ts.day, e->rank == 1 ? 1 : 2);
+			ck_assert_int_eq(e->ts.hour, e->rank == 1 ? 23 : 0);
+		}
+	}
+}
+END_TEST
+
 // Open MPI's placement reports map ranks to nodes: --display-map's node
 // block and the ranks listed under it, --report-bindings' one line per
 // rank. A rank line far below any node block maps nothing.
@@ -1791,6 +1823,7 @@ static Suite *suite()
 	tcase_add_test(t, thread_limit_falls_back);
 	tcase_add_test(t, files_chosen_ahead_change_nothing);
 	tcase_add_test(t, slurm_nodelist_expands_in_order);
+	tcase_add_test(t, a_time_of_day_alone_takes_its_files_date);
 	suite_add_tcase(s, t);
 	return s;
 }

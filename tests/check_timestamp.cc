@@ -231,6 +231,46 @@ START_TEST(level_month_day)
 }
 END_TEST
 
+// detectron2's "[MM/DD HH:MM:SS name]" and mmengine's "MM/DD HH:MM:SS -":
+// month and day without a year; rich's "[MM/DD/YY HH:MM:SS]".
+START_TEST(month_day_loggers)
+{
+	const char *d2 = "[12/02 09:10:44 detectron2]: Rank of current process: 0. World size: 8";
+	ts_value v = FIND(d2);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local_no_year));
+	check_civil(v, 0, 12, 2, 9, 10, 44, 0);
+	check_span(d2, v, "12/02 09:10:44");
+	v = FIND("3: 11/21 09:14:02 - mmengine - INFO - Epoch(train) [1][50/500]");
+	check_civil(v, 0, 11, 21, 9, 14, 2, 0);
+	v = FIND("[04/04/23 10:21:07] INFO     colossalai - colossalai - INFO: x");
+	ck_assert_int_eq(int(v.kind), int(ts_kind::local));
+	check_civil(v, 2023, 4, 4, 10, 21, 7, 0);
+	NONE("ratio 12/02 09:10:44 x"); // neither bracket nor dash
+	NONE("[13/02 09:10:44 detectron2]: x");
+}
+END_TEST
+
+// A time of day alone where the line leads with it, after a prefix at
+// most; never a duration.
+START_TEST(time_of_day_alone)
+{
+	const char *line = "[rank 0] 11:30:02 ep 2 it  2500 | loss 0.4932";
+	ts_value v = FIND(line);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::time_of_day));
+	check_span(line, v, "11:30:02");
+	ck_assert_int_eq(v.hour, 11);
+	FIND("21:14:52 Started by upstream project");
+	FIND("0: 12:01:02.123 INFO train step 5");
+	FIND("INFO [09:01:02] step 5");
+	NONE("Elapsed 00:12:33 so far");
+	NONE("[rank 0] took 00:12:33");
+	NONE("Epoch 3:  39%| | 2977/7618 [25:11<39:15,  1.97it/s]");
+	NONE("[00:12:33<00:40:00, 2.1it/s]");
+	NONE("step 5 at 11:30:02");
+	NONE("Err 12:34:56 wall");
+}
+END_TEST
+
 START_TEST(glog_with_year)
 {
 	ts_value v = FIND("I20261026 03:51:31.222000 12345 file.cc:1] x");
@@ -753,6 +793,8 @@ static Suite *suite(void)
 	tcase_add_test(shapes, glog_with_year);
 	tcase_add_test(shapes, torch_unpadded_month);
 	tcase_add_test(shapes, level_month_day);
+	tcase_add_test(shapes, month_day_loggers);
+	tcase_add_test(shapes, time_of_day_alone);
 	tcase_add_test(shapes, torch_rank_prefix);
 	tcase_add_test(shapes, torch_old_no_time);
 	tcase_add_test(shapes, nccl_bracket);

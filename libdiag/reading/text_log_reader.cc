@@ -56,18 +56,50 @@ bool later_in_file(const ts_value &a, const ts_value &b)
 	return file_local_us(x) > file_local_us(y);
 }
 
+// What a file's stamps have said of its day: the last date, and the time
+// of day of its last local dated stamp (-1: none, or only zoned ones).
+struct file_day {
+	civil_date date{0, 0, 0};
+	int local_sod = -1;
+};
+
+// A clock a time of day alone that goes back this far from the last one
+// has passed midnight.
+constexpr int past_midnight_s = 6 * 3600;
+
 // A stamp without its year takes the year of the file's last dated one (a
 // month far before that one's is in the next year: December, then January);
-// a dated stamp sets it.
-void date_within_file(ts_value &t, civil_date &last)
+// a dated stamp sets it. A time of day alone takes the date of the file's
+// last local dated stamp (a zoned one's date may be another day where the
+// node's clock reads), the next day once its clock went back past
+// midnight; false where it has none: it is then no stamp at all.
+bool date_within_file(ts_value &t, file_day &last)
 {
+	auto note_local = [&](const ts_value &x) {
+		last.date = civil_date{x.year, x.month, x.day};
+		last.local_sod = x.hour * 3600 + x.minute * 60 + x.second;
+	};
 	if (t.kind == ts_kind::local && t.year > 0) {
-		last = civil_date{t.year, t.month, t.day};
+		note_local(t);
 	} else if (t.kind == ts_kind::absolute) {
-		last = civil_from_days(floor_div(t.epoch_us, 86400 * us_per_s));
-	} else if (t.kind == ts_kind::local_no_year && t.year == 0 && last.year > 0 && t.month > 0) {
-		t.year = last.year + (t.month + 6 < last.month ? 1 : t.month > last.month + 6 ? -1 : 0);
+		last.date = civil_from_days(floor_div(t.epoch_us, 86400 * us_per_s));
+		last.local_sod = -1;
+	} else if (t.kind == ts_kind::local_no_year && t.year == 0 && last.date.year > 0 && t.month > 0) {
+		t.year = last.date.year + (t.month + 6 < last.date.month ? 1 : t.month > last.date.month + 6 ? -1 : 0);
+	} else if (t.kind == ts_kind::time_of_day) {
+		if (last.local_sod < 0)
+			return false;
+		civil_date d = last.date;
+		const int sod = t.hour * 3600 + t.minute * 60 + t.second;
+		if (sod < last.local_sod - past_midnight_s)
+			d = civil_from_days(days_from_civil(d.year, d.month, d.day) + 1);
+		t.kind = ts_kind::local;
+		t.year = d.year;
+		t.month = d.month;
+		t.day = d.day;
+		note_local(t);
 	}
+	return true;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -928,7 +960,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	// The year of the file's last dated stamp: a stamp without one (glog's
 	// "E0417 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes it,
 	// so that times within the file compare.
-	civil_date file_date{0, 0, 0};
+	file_day file_date;
 	bool dated_seen = false;
 	// Events seen before the file's first timestamp: they happened no
 	// later than it, so they take it when it comes.
@@ -1090,8 +1122,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				pdsh_hosts.apply(id);
 				pdsh_hosts.learn(seg, id);
 			}
+			if (ts && !date_within_file(*ts, file_date))
+				ts.reset();
 			if (ts) {
-				date_within_file(*ts, file_date);
 				if (!dated_seen && (ts->kind == ts_kind::absolute || (ts->kind == ts_kind::local && ts->year > 0))) {
 					dated_seen = true;
 					ev.source(file).first_dated = *ts;

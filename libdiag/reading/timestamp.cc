@@ -282,6 +282,50 @@ bool parse_slash_date(std::string_view s, size_t pos, ts_value &v)
 	return civil_time_and_zone(c, pos, v);
 }
 
+// "[MM/DD HH:MM:SS" (detectron2's logger: "[12/02 09:10:44 d2.engine]: ")
+// and "MM/DD HH:MM:SS - " (mmengine's: "11/21 09:14:02 - mmengine - INFO"):
+// month and day, no year. Only in those places, where a fraction "3/4"
+// followed by a time cannot be something else.
+bool parse_month_day_time(std::string_view s, size_t pos, ts_value &v)
+{
+	const bool bracketed = pos > 0 && s[pos - 1] == '[';
+	if (pos + 14 > s.size() || s[pos + 2] != '/' || s[pos + 5] != ' ')
+		return false;
+	cursor c{s, pos};
+	if (!c.num(2, v.month) || !c.eat('/') || !c.num(2, v.day) || !c.eat(' '))
+		return false;
+	v.year = 0;
+	if (!valid_day(0, v.month, v.day) || !clock_time(c, true, v))
+		return false;
+	// detectron2 names its logger after the time; mmengine a dash.
+	if (bracketed ? c.peek() != ' ' : !(c.peek() == ' ' && c.i + 2 < s.size() && s[c.i + 1] == '-'))
+		return false;
+	v.kind = ts_kind::local_no_year;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
+// "[MM/DD/YY HH:MM:SS]": rich's log handler ("[%x %X]" in the C and US
+// locales). A two-digit year only in brackets, where it closes the stamp.
+bool parse_bracketed_short_year(std::string_view s, size_t pos, ts_value &v)
+{
+	if (pos == 0 || s[pos - 1] != '[' || pos + 18 > s.size() || s[pos + 2] != '/' || s[pos + 5] != '/' ||
+	    s[pos + 8] != ' ')
+		return false;
+	cursor c{s, pos};
+	int yy = 0;
+	if (!c.num(2, v.month) || !c.eat('/') || !c.num(2, v.day) || !c.eat('/') || !c.num(2, yy) || !c.eat(' '))
+		return false;
+	v.year = 2000 + yy;
+	if (!valid_day(v.year, v.month, v.day) || !clock_time(c, false, v) || c.peek() != ']')
+		return false;
+	v.kind = ts_kind::local;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
 // A logger's level word, then "MM-DD HH:MM:SS" (vLLM's "ERROR 08-02
 // 08:50:03 worker_base.py:382] "): no year. Only right after the level word,
 // where a month and a day cannot be something else.
@@ -466,7 +510,8 @@ bool parse_at(std::string_view s, size_t pos, bool line_start, ts_value &v)
 	v = ts_value{}; // a failed shape may have left fields behind
 	if (is_digit(c))
 		return parse_iso(s, pos, v) || parse_slash_date(s, pos, v) || (line_start && parse_epoch(s, pos, v)) ||
-		       parse_level_month_day(s, pos, v);
+		       parse_level_month_day(s, pos, v) || parse_month_day_time(s, pos, v) ||
+		       parse_bracketed_short_year(s, pos, v);
 	if (c == '[')
 		return parse_kmsg(s, pos, v);
 	if (!is_upper(c))
@@ -579,6 +624,105 @@ bool may_have_timestamp(std::string_view s)
 	return d - k >= 9;
 }
 
+namespace {
+
+// Words after which a clock is a duration, not a time of day ("Elapsed
+// 00:12:33", "ETA 01:02:03", "took 00:00:05").
+bool duration_word_before(std::string_view before)
+{
+	while (!before.empty() && (before.back() == ' ' || before.back() == ':' || before.back() == '='))
+		before.remove_suffix(1);
+	size_t w = before.size();
+	while (w > 0 && ((before[w - 1] >= 'a' && before[w - 1] <= 'z') || (before[w - 1] >= 'A' && before[w - 1] <= 'Z')))
+		w--;
+	const std::string_view word = before.substr(w);
+	static const std::string_view durations[] = {"elapsed", "time",  "eta",	     "took",	 "duration",
+						     "uptime",	"runtime", "walltime", "total",	 "remaining",
+						     "left",	"in",	   "after",    "for",	 "limit"};
+	for (std::string_view d : durations) {
+		if (d.size() != word.size())
+			continue;
+		size_t k = 0;
+		while (k < d.size() && (word[k] | 0x20) == d[k])
+			k++;
+		if (k == d.size())
+			return true;
+	}
+	return false;
+}
+
+// Whether the bytes before pos are a line's prefix only: tags in brackets
+// ("[rank 0]", "[default0]:"), labels ending in a colon ("0:", "node1:"),
+// a logger's level word; short, and no clock of their own. A time inside
+// a bracket opened before something else ("[E1399 09:26:18") is not one.
+bool prefix_only(std::string_view line, size_t pos)
+{
+	if (pos == 0)
+		return true;
+	if (pos > 48)
+		return false;
+	static const std::string_view levels[] = {"DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL",
+						  "TRACE", "NOTICE", "I", "W", "E", "D", "F", "-", "|"};
+	std::string_view before = line.substr(0, pos);
+	int depth = 0;
+	size_t token = 0; // where the current token began
+	for (size_t i = 0; i <= before.size(); i++) {
+		const char c = i < before.size() ? before[i] : ' ';
+		if (c == ':' && i > 0 && i + 1 < before.size() && is_digit(before[i - 1]) && is_digit(before[i + 1]))
+			return false;
+		if (c == '[')
+			depth++;
+		else if (c == ']' && depth > 0)
+			depth--;
+		if (c != ' ' || depth > 0)
+			continue;
+		if (i > token) {
+			std::string_view t = before.substr(token, i - token);
+			bool ok = t.back() == ':' || t.back() == ']' || t.front() == '[' || t.front() == '(';
+			for (std::string_view l : levels)
+				ok = ok || t == l;
+			if (!ok)
+				return false;
+		}
+		token = i + 1;
+	}
+	if (depth > 0)
+		return before.back() == '[' && depth == 1;
+	const char last = before.back();
+	return last == ' ' || last == ':' || last == '|';
+}
+
+// A time of day alone, "HH:MM:SS" with an optional fraction, leading the
+// line or right after its prefix ("[rank 0] 11:30:02 ep 2 it 2500",
+// "21:14:52 Started by ..."): no date; its file's last dated stamp gives
+// it one. Not a duration: never one that a "<" or "/" follows (tqdm's
+// "[00:12<00:30"), nor one after a duration's word.
+bool parse_time_of_day(std::string_view s, size_t pos, ts_value &v)
+{
+	if (!prefix_only(s, pos) || duration_word_before(s.substr(0, pos)))
+		return false;
+	cursor c{s, pos};
+	v = ts_value{};
+	if (!clock_time(c, true, v))
+		return false;
+	const char next = c.peek();
+	if (!(next == '\0' || next == ' ' || next == ']' || next == '|' || next == ',' || next == '\t'))
+		return false;
+	if (next == ' ') {
+		std::string_view after = s.substr(c.i + 1, 10);
+		if (after.rfind("elapsed", 0) == 0 || after.rfind("remaining", 0) == 0 || after.rfind("left", 0) == 0 ||
+		    after.rfind("<", 0) == 0)
+			return false;
+	}
+	v.kind = ts_kind::time_of_day;
+	v.year = 0;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
+} // namespace
+
 std::optional<ts_value> find_timestamp(std::string_view line)
 {
 	size_t lim = std::min(line.size(), head_limit);
@@ -596,6 +740,16 @@ std::optional<ts_value> find_timestamp(std::string_view line)
 			return v;
 		if (c != ' ' && c != '\t')
 			line_start = false;
+		candidate = is_boundary(c);
+	}
+	// No dated stamp: a time of day alone, where the line leads with it.
+	candidate = true;
+	for (size_t i = 0; i < lim && i <= 48; i++) {
+		char c = line[i];
+		if (c == '\x1b')
+			break;
+		if (candidate && is_digit(c) && parse_time_of_day(line, i, v))
+			return v;
 		candidate = is_boundary(c);
 	}
 	return std::nullopt;
@@ -629,6 +783,8 @@ std::optional<int64_t> resolve_timestamp(const ts_value &v, const ts_context &ct
 		}
 		return best;
 	}
+	case ts_kind::time_of_day: // (its file gives it a date, or it has none)
+		return std::nullopt;
 	case ts_kind::boot_relative:
 		if (ctx.boot_epoch_us == INT64_MIN)
 			return std::nullopt;
@@ -678,6 +834,7 @@ int64_t file_local_us(const ts_value &t)
 	case ts_kind::boot_relative: return t.boot_us;
 	case ts_kind::local:
 	case ts_kind::local_no_year:
+	case ts_kind::time_of_day:
 		return civil_us(t.year ? t.year : 2000, t.month ? t.month : 1, t.day ? t.day : 1, t.hour, t.minute, t.second,
 				t.micros);
 	}

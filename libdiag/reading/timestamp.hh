@@ -20,6 +20,7 @@ enum class ts_kind : uint8_t {
 	local,         // full civil date and time, no zone: needs the node's zone
 	local_no_year, // month, day and time only (glog, syslog): needs year and zone
 	boot_relative, // seconds since the node booted (raw kmsg): needs boot time
+	time_of_day,   // "HH:MM:SS" alone: needs the date its file's dated stamps give
 };
 
 // What a line said about time, before any context is applied.
