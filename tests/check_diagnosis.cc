@@ -991,6 +991,41 @@ START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
 }
 END_TEST
 
+START_TEST(a_dump_file_named_for_its_host_places_the_local_rank_that_differs)
+{
+	// Each node's dumps in a file named for it ("==> trace-node02.out
+	// <=="), each process known by its command's --local_rank only (the
+	// DeepSpeed launcher mapped the nodes' ranks): the one that differs is
+	// local rank 2 of node02, rank 6. A file named for no host of the job
+	// ("trace-node02a") places nobody.
+	for (bool named : {true, false}) {
+		bundle b;
+		b.file("job.log", two_nodes_of_four() +
+					  "[2022-12-06 09:01:01,114] [INFO] [launch.py:162:main] global_rank_mapping="
+					  "defaultdict(<class 'list'>, {'node01': [0, 1, 2, 3], 'node02': [4, 5, 6, 7]})\n"
+					  "slurmstepd: error: *** JOB 7731904 ON node01 CANCELLED AT 2022-12-06T18:02:24 ***\n");
+		std::string dump;
+		for (int r = 0; r < 8; r++) {
+			if (r % 4 == 0)
+				dump += std::string("==> trace-") + (r < 4 ? "node01" : "node02") + (named ? "" : "a") +
+					".out <==\n";
+			dump += "Process " + std::to_string(9000 + r) + ": python -u train.py --local_rank=" +
+				std::to_string(r % 4) + " --epochs 30\n"
+				"Thread " + std::to_string(9000 + r) + " (active): \"MainThread\"\n";
+			if (r == 6)
+				dump += "    makedirs (os.py:225)\n";
+			else
+				dump += "    barrier (torch/distributed/distributed_c10d.py:3330)\n";
+			dump += "    save_checkpoint (train.py:203)\n"
+				"    <module> (train.py:361)\n\n";
+		}
+		b.file("py-spy.txt", dump);
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "collective_hang", (named ? 6 : -1));
+	}
+}
+END_TEST
+
 START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
@@ -1756,6 +1791,7 @@ static Suite *suite()
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
+	tcase_add_test(t, a_dump_file_named_for_its_host_places_the_local_rank_that_differs);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);

@@ -709,6 +709,19 @@ START_TEST(resolve_no_year_needs_reference)
 }
 END_TEST
 
+START_TEST(resolve_no_year_given_its_files_year)
+{
+	// A year-less stamp its file dated (the dated lines before it) keeps
+	// that year, wherever the reference is (a reference of "now" months
+	// later would put a May line in the next year).
+	ts_value v = FIND("I0101 00:00:01.000000 1 a.cc:1] x");
+	v.year = 2027;
+	ck_assert_int_eq(*diag::resolve_timestamp(v, utc_ctx()), int64_t(1798761601) * us_per_s);
+	ts_context ctx = utc_ctx(int64_t(1740000000) * us_per_s); // 2025
+	ck_assert_int_eq(*diag::resolve_timestamp(v, ctx), int64_t(1798761601) * us_per_s);
+}
+END_TEST
+
 START_TEST(resolve_boot_relative)
 {
 	ts_value v = FIND("[ 1234.567890] NVRM: Xid");
@@ -831,6 +844,7 @@ static Suite *suite(void)
 	TCase *resolve = tcase_create("resolve");
 	tcase_add_test(resolve, resolve_absolute_and_local);
 	tcase_add_test(resolve, resolve_no_year_same_year);
+	tcase_add_test(resolve, resolve_no_year_given_its_files_year);
 	tcase_add_test(resolve, resolve_no_year_december_line_january_ref);
 	tcase_add_test(resolve, resolve_no_year_january_line_december_ref);
 	tcase_add_test(resolve, resolve_no_year_feb29);

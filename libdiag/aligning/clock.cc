@@ -48,6 +48,12 @@ int64_t pick_reference(const evidence &ev)
 			if (auto v = resolve_timestamp(e.ts, c))
 				return *v;
 		}
+	for (const auto &s : ev.sources())
+		if (s.first_dated.kind == ts_kind::local) {
+			ts_context c;
+			if (auto v = resolve_timestamp(s.first_dated, c))
+				return *v;
+		}
 	return static_cast<int64_t>(time(nullptr)) * us_per_s;
 }
 

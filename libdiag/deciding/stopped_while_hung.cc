@@ -248,7 +248,8 @@ bool one_rank_left(diagnosis_context &cx)
 
 // The host a dump's prefix or header names: the longest host of the job
 // whose name stands in it as a word of its own ("### node07: py-spy dump",
-// "==> node07.out <=="; not "spy-node07", which may be another name).
+// "==> node07.out <==", a file named for it "==> trace-node07.out <==";
+// not "node07a" or "xnode07", other names).
 int dump_host(const evidence &ev, const stack_dump &s)
 {
 	if (!s.host.empty())
@@ -256,7 +257,7 @@ int dump_host(const evidence &ev, const stack_dump &s)
 	int best = -1;
 	size_t best_len = 0;
 	auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };
-	auto before_char = [&](char c) { return word_char(c) || c == '.'; };
+	auto before_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.'; };
 	for (size_t h = 0; h < ev.host_count(); h++) {
 		const std::string &name = ev.host_name(static_cast<int>(h));
 		if (name.size() < 3 || name.size() <= best_len)

@@ -764,6 +764,9 @@ std::optional<int64_t> resolve_timestamp(const ts_value &v, const ts_context &ct
 	case ts_kind::local:
 		return civil_us(v.year, v.month, v.day, v.hour, v.minute, v.second, v.micros) - tz_us;
 	case ts_kind::local_no_year: {
+		// (Its file gave it a year: the dated stamps before it.)
+		if (v.year != 0 && valid_day(v.year, v.month, v.day))
+			return civil_us(v.year, v.month, v.day, v.hour, v.minute, v.second, v.micros) - tz_us;
 		if (ctx.reference_us == INT64_MIN)
 			return std::nullopt;
 		int ref_year = civil_from_days(floor_div(ctx.reference_us, us_per_day)).year;
