@@ -1026,6 +1026,62 @@ START_TEST(a_dump_file_named_for_its_host_places_the_local_rank_that_differs)
 }
 END_TEST
 
+START_TEST(a_line_of_no_known_writer_the_ranks_stepped_on_long_after_was_survived)
+{
+	// torchrun's agent misses a keep-alive of its rendezvous (a line of no
+	// rank); rank 0 goes on stepping, then runs out of GPU memory. Forty
+	// minutes of steps after the agent's line: longer than a collective
+	// waits, it was survived and is set aside. Four minutes: it is not
+	// set aside (the out-of-memory wins on its own strength then).
+	for (int minutes : {40, 4}) {
+		bundle b;
+		std::string log = "[rank0]:2025-03-14 00:09:00,000 - root - INFO - Training starts at step 9600\n"
+				  "W0314 00:10:00.159000 210342 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1310] "
+				  "The node 'n1_210342_0' has failed to send a keep-alive heartbeat to the rendezvous '101' "
+				  "due to an error of type RendezvousTimeoutError.\n";
+		for (int m = 2; m <= minutes; m += 2) {
+			char line[160];
+			snprintf(line, sizeof line,
+				 "[rank0]:2025-03-14 00:%02d:00,000 - root - INFO - step: %d  loss:  3.3976\n", 10 + m, 9600 + m);
+			log += line;
+		}
+		log += "[rank0]:Traceback (most recent call last):\n"
+		       "[rank0]:  File \"train.py\", line 88, in <module>\n"
+		       "[rank0]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+		       "capacity of 79.10 GiB of which 98.00 MiB is free.\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "cuda_oom", 0);
+		bool set_aside = false;
+		for (const auto &n : v.notes)
+			set_aside = set_aside || n.find("kept making progress long after it") != std::string::npos;
+		ck_assert_int_eq(set_aside, minutes == 40);
+	}
+}
+END_TEST
+
+START_TEST(the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_machine)
+{
+	// DeepSpeed's launcher on one machine gives every worker all GPUs and
+	// device local_rank: the "GPU 2" of an unprefixed out-of-memory is
+	// rank 2. Without its layout the device says nothing of the rank
+	// (srun's per-task GPU binding numbers every process's GPU 0).
+	for (bool layout : {true, false}) {
+		bundle b;
+		std::string log;
+		if (layout)
+			log += "[2023-04-05 07:41:07,020] [INFO] [launch.py:246:main] global_rank_mapping="
+			       "defaultdict(<class 'list'>, {'localhost': [0, 1, 2, 3]})\n";
+		log += "2023-04-05 08:41:07 INFO step 742 loss 1.21\n"
+		       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.17 GiB (GPU 2; 39.41 GiB total "
+		       "capacity; 35.62 GiB already allocated; 761.50 MiB free; 37.88 GiB reserved in total by PyTorch)\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, "cuda_oom", (layout ? 2 : -1));
+	}
+}
+END_TEST
+
 START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
@@ -1792,6 +1848,8 @@ static Suite *suite()
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
 	tcase_add_test(t, a_dump_file_named_for_its_host_places_the_local_rank_that_differs);
+	tcase_add_test(t, a_line_of_no_known_writer_the_ranks_stepped_on_long_after_was_survived);
+	tcase_add_test(t, the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_machine);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);

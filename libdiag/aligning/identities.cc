@@ -10,6 +10,7 @@
 #include "reading/slurm_nodelist.hh"
 
 #include <cctype>
+#include <cstdlib>
 
 #include <map>
 #include <set>
@@ -28,6 +29,18 @@ bool one_machine(const evidence &ev)
 	for (size_t h = 0; h < ev.host_count(); h++)
 		named += !loopback_name(ev.host_name(static_cast<int>(h)));
 	return named <= 1;
+}
+
+// The device a line's own words name ("GPU 2; ... total capacity" in
+// torch's out-of-memory message), -1 for none.
+int device_named(const event &e)
+{
+	for (const char *key : {"gpu", "gpu2"}) {
+		const std::string v = e.capture(key);
+		if (!v.empty() && v.size() <= 3)
+			return std::atoi(v.c_str());
+	}
+	return -1;
 }
 
 bool ip_literal(const std::string &h)
@@ -616,6 +629,12 @@ void resolve_identities(evidence &ev)
 		// local_rank: the device an NCCL line names is its local rank.
 		if (e.rank < 0 && e.host >= 0 && e.cuda_dev >= 0 && launcher_layout)
 			e.rank = ev.ranks.rank_of_local(e.host, e.cuda_dev);
+		// So is the device a CUDA error names ("GPU 2; 39.41 GiB total
+		// capacity"), on the one machine such a launcher laid out.
+		if (e.rank < 0 && e.host < 0 && launcher_layout && single_machine)
+			if (int dev = device_named(e); dev >= 0)
+				if (int h = ev.ranks.sole_local_host(); h >= 0)
+					e.rank = ev.ranks.rank_of_local(h, dev);
 		// A line without a host, in a job that shows one host only (the
 		// launcher's mapping lists one, or only "localhost" beside the
 		// machine's own name): the local rank is on that host.

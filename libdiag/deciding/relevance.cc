@@ -30,6 +30,10 @@ constexpr int64_t record_lead_us = 60 * 60 * us_per_s;
 // An unprefixed line shares its writer with every rank: the file's progress
 // afterwards shows the job carried on only when it went on this long.
 constexpr int64_t shared_writer_survival_us = 120 * us_per_s;
+// A line of no known writer (a launcher's agent, a helper process): the
+// ranks stepping on for longer than a collective's default timeout after
+// it were not waiting on whatever it reported.
+constexpr int64_t unknown_writer_survival_us = 30 * 60 * us_per_s;
 // A kernel report of one kill spans a second or so of lines.
 constexpr int64_t same_report_us = 2 * us_per_s;
 
@@ -218,18 +222,21 @@ void drop_other_processes(diagnosis_context &cx)
 // ranks of one job step together, so the event's rank was still in step
 // (only rank 0 logs progress, often). An inherited time may be hours early:
 // the first stamp after the line in its file bounds it from above instead.
-bool job_went_on(const evidence &ev, const event &e)
+bool job_went_on(const evidence &ev, const event &e, int64_t for_us = shared_writer_survival_us)
 {
 	int64_t at = !e.inherited_time ? file_local_us(e.ts)
 		     : e.ts_hi.kind != ts_kind::none ? file_local_us(e.ts_hi) : INT64_MIN;
-	if (at == INT64_MIN)
+	// (A stamp without its year, its file having given it none, does not
+	// compare with the ranks' dated steps.)
+	const ts_value &stamp = !e.inherited_time ? e.ts : e.ts_hi;
+	if (at == INT64_MIN || (stamp.kind == ts_kind::local_no_year && stamp.year == 0))
 		return false;
 	int64_t collapse = collapse_after(ev, e);
 	uint64_t own = writer_key(e.file, e.key);
 	for (const auto &p : ev.last_progress_us) {
 		if (p.first == own || static_cast<uint32_t>(p.first >> 32) != e.file)
 			continue;
-		if (p.second - at >= shared_writer_survival_us && p.second < collapse)
+		if (p.second - at >= for_us && p.second < collapse)
 			return true;
 	}
 	return false;
@@ -288,6 +295,11 @@ void mark_survived(diagnosis_context &cx)
 			if (e.writer_known && job_went_on(ev, e)) {
 				e.decoy = true;
 				e.why_not = "the other ranks kept making progress for minutes after it, which they cannot without this one";
+			} else if (!e.writer_known && !e.inherited_time && job_went_on(ev, e, unknown_writer_survival_us)) {
+				// (A line of no known writer, stamped itself: the ranks
+				// stepped on for longer than a collective waits.)
+				e.decoy = true;
+				e.why_not = "the ranks kept making progress long after it";
 			}
 			continue;
 		}
