@@ -1082,6 +1082,31 @@ START_TEST(the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_mach
 }
 END_TEST
 
+START_TEST(an_interrupt_lsf_reports_as_its_run_limit_wrapped_by_bhist_is_the_limits)
+{
+	// LSF interrupts the job at its run limit (SIGINT: every rank's
+	// KeyboardInterrupt), then reports TERM_RUNLIMIT, bhist -l wrapping the
+	// words after the code at 80 columns: the limit ended it. With no such
+	// report the interrupt is the user's.
+	for (bool reported : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int m = 0; m < 6; m++)
+			log += "2024-10-09 05:0" + std::to_string(m) + ":00,000 INFO epoch 3 iter " + std::to_string(100 * m) +
+			       " loss 0.41\n";
+		log += "Traceback (most recent call last):\n"
+		       "  File \"train.py\", line 88, in <module>\n"
+		       "KeyboardInterrupt\n";
+		b.file("job.log", log);
+		if (reported)
+			b.file("bhist.txt", "Wed Oct  9 05:06:42 2024: Completed <exit>; TERM_RUNLIMIT: job killed after rea\n"
+					    "                     ching LSF run time limit;\n");
+		verdict v = b.run();
+		DIAG_CK_VERDICT(v, (reported ? "time_limit" : "user_cancel"), -1);
+	}
+}
+END_TEST
+
 START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
@@ -1850,6 +1875,7 @@ static Suite *suite()
 	tcase_add_test(t, a_dump_file_named_for_its_host_places_the_local_rank_that_differs);
 	tcase_add_test(t, a_line_of_no_known_writer_the_ranks_stepped_on_long_after_was_survived);
 	tcase_add_test(t, the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_machine);
+	tcase_add_test(t, an_interrupt_lsf_reports_as_its_run_limit_wrapped_by_bhist_is_the_limits);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
