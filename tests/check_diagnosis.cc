@@ -1107,6 +1107,34 @@ START_TEST(an_interrupt_lsf_reports_as_its_run_limit_wrapped_by_bhist_is_the_lim
 }
 END_TEST
 
+START_TEST(a_native_check_failing_ends_the_job_after_a_stall_trained_on_from)
+{
+	// Horovod's coordinator (rank 0) reports rank 3 missing from a
+	// collective, then trains on for two epochs (Keras' bars, no times).
+	// Rank 6's native check then fails (glog's FATAL "Check failed", then
+	// abort()): that ended the job, not the stall.
+	bundle b;
+	std::string log =
+		"[1,0]<stdout>:Epoch 1/30\n"
+		"[1,0]<stderr>:[2022-03-14 10:04:02.331907: W horovod/common/stall_inspector.cc:107] One or more tensors "
+		"were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of "
+		"ranks for more than 60 seconds. This may indicate that different ranks are trying to submit different "
+		"tensors or that only subset of ranks is submitting tensors, which will cause deadlock.\n"
+		"[1,0]<stderr>:Missing ranks:\n"
+		"[1,0]<stderr>:3: [DistributedAdam_Allreduce/cond/HorovodAllreduce_Cast_1_0]\n";
+	for (int e = 1; e <= 2; e++)
+		for (int k = 500; k <= 2000; k += 500)
+			log += "[1,0]<stdout>:" + std::to_string(k) + "/2346 [=====>......] - ETA: 4:35 - loss: 2.2453 - "
+			       "accuracy: 0.4166\n";
+	log += "[1,6]<stderr>:2022-03-14 10:22:47.553018: F tensorflow/core/platform/default/env.cc:73] Check failed: "
+	       "ret == 0 (11 vs. 0)Thread tf_data_iterator_resource creation via pthread_create() failed.\n"
+	       "mpirun noticed that process rank 6 with PID 0 on node gpu-b07 exited on signal 6 (Aborted).\n";
+	b.file("job.log", log);
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "segfault", 6);
+}
+END_TEST
+
 START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
@@ -1876,6 +1904,7 @@ static Suite *suite()
 	tcase_add_test(t, a_line_of_no_known_writer_the_ranks_stepped_on_long_after_was_survived);
 	tcase_add_test(t, the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_machine);
 	tcase_add_test(t, an_interrupt_lsf_reports_as_its_run_limit_wrapped_by_bhist_is_the_limits);
+	tcase_add_test(t, a_native_check_failing_ends_the_job_after_a_stall_trained_on_from);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
