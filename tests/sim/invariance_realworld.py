@@ -122,8 +122,12 @@ def changes(case_dir, base):
         # its own: the reader takes the code off.)
         after_colour = rb"(?:(?<=\x1b\[\dm)|(?<=\x1b\[\d\dm)|(?<=\x1b\[\d;\d\dm)|(?<=\x1b\[\d\d;\d\dm)|(?<![\w.-]))"
         word = re.compile(after_colour + re.escape(host.encode()) + rb"(?![\w-])")
+        # (And a file named for the node, as Slurm's %N names one:
+        # "trace-gpu-n22.out" in tail's "==> ... <==" header.)
+        in_file_name = re.compile(rb"(?<=[\w][-_])" + re.escape(host.encode()) + rb"(?=\.(?:out|err|log|txt)\b)")
         out.append(("host", lambda fn: fn.replace(host, new),
-                    lambda b: word.sub(new.encode(), expand_hostlists(b, host)), False, (base[0], base[1], new)))
+                    lambda b: in_file_name.sub(new.encode(), word.sub(new.encode(), expand_hostlists(b, host))), False,
+                    (base[0], base[1], new)))
     out.append(("crlf", None, lambda b: re.sub(rb"\r?\n", b"\r\n", b), False, base))
     if os.path.exists(os.path.join(case_dir, "job.log")):
         out.append(("rename", lambda fn: "slurm-4242.out" if fn == "job.log" else fn, None, False, base))
