@@ -1135,6 +1135,34 @@ START_TEST(a_native_check_failing_ends_the_job_after_a_stall_trained_on_from)
 }
 END_TEST
 
+START_TEST(the_worker_gone_before_the_stop_is_the_one_the_others_waited_on)
+{
+	// At the time limit each node's torchrun sends its workers the stop;
+	// rank 6 (pid 2006 on node02) is not among them, and had aborted its
+	// communicator before: it had left, the others waited on it. Without
+	// its own sign of going, a worker missing from the list says nothing.
+	for (bool went : {true, false}) {
+		bundle b;
+		std::string log = two_nodes_of_four();
+		if (went)
+			log += "node02:2006:2117 [2] NCCL INFO comm 0x7f2af858a2b0 rank 6 nranks 8 cudaDev 2 busId 3a000 - Abort "
+			       "COMPLETE\n";
+		log += "slurmstepd: error: *** JOB 2208431 ON node01 CANCELLED AT 2023-06-07T12:14:41 DUE TO TIME LIMIT ***\n";
+		for (int pid = 2000; pid < 2008; pid++)
+			if (pid != 2006)
+				log += "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process " + std::to_string(pid) +
+				       " closing signal SIGTERM\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (went) {
+			DIAG_CK_VERDICT(v, "collective_hang", 6);
+		} else {
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+		}
+	}
+}
+END_TEST
+
 START_TEST(a_dump_loop_names_each_rank_and_the_launcher_is_not_one)
 {
 	// A user's loop over the job's pids prints each one's RANK= before
@@ -1905,6 +1933,7 @@ static Suite *suite()
 	tcase_add_test(t, the_gpu_an_oom_names_is_the_local_rank_deepspeed_laid_out_on_one_machine);
 	tcase_add_test(t, an_interrupt_lsf_reports_as_its_run_limit_wrapped_by_bhist_is_the_limits);
 	tcase_add_test(t, a_native_check_failing_ends_the_job_after_a_stall_trained_on_from);
+	tcase_add_test(t, the_worker_gone_before_the_stop_is_the_one_the_others_waited_on);
 	tcase_add_test(t, timeouts_before_the_time_limit_were_a_hang);
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);

@@ -182,6 +182,67 @@ bool stopped_while_recorded_waiting(diagnosis_context &cx)
 	return true;
 }
 
+// When the job was stopped from outside, the launchers sent their workers
+// the stop (torchrun's "Sending process N closing signal SIGTERM"): every
+// worker whose pid the ranks' NCCL lines made known, but one, whose node's
+// other workers were all sent it, and which had said it was going before
+// (its communicator aborted, its exit). That one had already exited: it
+// left the others waiting in a collective, and the stop ended their wait.
+bool one_worker_gone_before_the_stop(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first)
+		return false;
+	std::set<int> signalled;
+	for (const auto &e : cx.ev.events) {
+		if (e.dropped || !e.r || e.r->id != "torchrun.closing_signal")
+			continue;
+		long long pid = 0;
+		if (parse_uint_str(e.capture("pid"), pid) && pid > 0 && pid < INT_MAX)
+			signalled.insert(static_cast<int>(pid));
+	}
+	if (signalled.size() < 3)
+		return false;
+	// The known workers of each node that was sent the stop.
+	std::map<int, std::vector<const rank_info *>> by_host;
+	for (const auto &r : cx.ev.ranks.all())
+		if (r.second.pid > 0 && r.second.host >= 0)
+			by_host[r.second.host].push_back(&r.second);
+	int gone = -1, listed = 0;
+	for (const auto &h : by_host) {
+		std::vector<const rank_info *> missing;
+		for (const rank_info *ri : h.second)
+			if (!signalled.count(ri->pid))
+				missing.push_back(ri);
+		if (missing.size() == h.second.size())
+			continue; // a node whose agent's words are not here
+		listed += static_cast<int>(h.second.size() - missing.size());
+		if (missing.empty())
+			continue;
+		if (missing.size() > 1 || gone >= 0)
+			return false;
+		gone = missing.front()->rank;
+	}
+	if (gone < 0 || listed < 3)
+		return false;
+	// Its own sign of going before the stop (its communicator aborted, an
+	// exit): a worker merely missing from the lines says nothing.
+	bool left = false;
+	const event &stop = *d.first;
+	for (const auto &e : cx.ev.events)
+		if (!e.dropped && e.rank == gone && &e != &stop &&
+		    (e.file == stop.file ? e.line < stop.line
+					 : e.time_us != no_time && stop.time_us != no_time && e.time_us < stop.time_us) &&
+		    ((e.r && e.r->id == "nccl.comm_abort_complete") || e.kind == rule_kind::task_exit))
+			left = true;
+	if (!left)
+		return false;
+	ended_a_hang(d, gone, "its launcher did not have to stop it: it had already exited",
+		     "when the job was stopped its launchers sent every worker the stop but rank " + std::to_string(gone) +
+			     ", which had already exited: the others waited on it, and the stop ended their wait");
+	return true;
+}
+
 // A process seen waiting in a collective by a dump that carries no time
 // (py-spy's, taken of a live process: before the job ended) while the user
 // stopped the job: the stop ended a hang. A dump names a pid, not a rank.
@@ -694,7 +755,8 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	// (The first that finds the stop ended a hang decides.)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
-		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || stopped_after_timeouts(cx) ||
+		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || one_worker_gone_before_the_stop(cx) ||
+		stopped_after_timeouts(cx) ||
 		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
 		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
 }
