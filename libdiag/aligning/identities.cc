@@ -35,12 +35,8 @@ bool one_machine(const evidence &ev)
 // torch's out-of-memory message), -1 for none.
 int device_named(const event &e)
 {
-	for (const char *key : {"gpu", "gpu2"}) {
-		const std::string v = e.capture(key);
-		if (!v.empty() && v.size() <= 3)
-			return std::atoi(v.c_str());
-	}
-	return -1;
+	const std::string v = e.capture("gpu");
+	return v.empty() || v.size() > 3 ? -1 : std::atoi(v.c_str());
 }
 
 bool ip_literal(const std::string &h)

@@ -230,7 +230,7 @@ bool one_worker_gone_before_the_stop(diagnosis_context &cx)
 	bool left = false;
 	const event &stop = *d.first;
 	for (const auto &e : cx.ev.events)
-		if (!e.dropped && e.rank == gone && &e != &stop &&
+		if (!e.dropped && e.rank == gone &&
 		    (e.file == stop.file ? e.line < stop.line
 					 : e.time_us != no_time && stop.time_us != no_time && e.time_us < stop.time_us) &&
 		    ((e.r && e.r->id == "nccl.comm_abort_complete") || e.kind == rule_kind::task_exit))
@@ -756,8 +756,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 	stopped_long_after_one_crashed(cx) || ended_a_reported_stall(cx) || one_rank_left(cx) ||
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
 		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || one_worker_gone_before_the_stop(cx) ||
-		stopped_after_timeouts(cx) ||
-		stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
+		stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
 		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
 }
 

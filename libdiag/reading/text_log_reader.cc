@@ -957,9 +957,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	ts_value file_last_ts;
 	uint64_t file_last_line = 0;
-	// The year of the file's last dated stamp: a stamp without one (glog's
-	// "E0417 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes it,
-	// so that times within the file compare.
+	// The file's last dated stamp: a stamp without a year (glog's "E0417
+	// 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes its year,
+	// a time of day alone its date, so that times within the file compare.
 	file_day file_date;
 	bool dated_seen = false;
 	// Events seen before the file's first timestamp: they happened no

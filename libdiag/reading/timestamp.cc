@@ -282,6 +282,22 @@ bool parse_slash_date(std::string_view s, size_t pos, ts_value &v)
 	return civil_time_and_zone(c, pos, v);
 }
 
+// "MM<sep>DD HH:MM:SS[.,frac]" without a year, from pos; the cursor ends
+// after the clock. (vLLM's "08-02 08:50:03", detectron2's "12/02 09:10:44".)
+bool month_day_clock(std::string_view s, size_t pos, char sep, cursor &c, ts_value &v)
+{
+	c = cursor{s, pos};
+	if (!c.num(2, v.month) || !c.eat(sep) || !c.num(2, v.day) || !c.eat(' '))
+		return false;
+	v.year = 0;
+	if (!valid_day(0, v.month, v.day) || !clock_time(c, true, v))
+		return false;
+	v.kind = ts_kind::local_no_year;
+	v.begin = uint16_t(pos);
+	v.end = uint16_t(c.i);
+	return true;
+}
+
 // "[MM/DD HH:MM:SS" (detectron2's logger: "[12/02 09:10:44 d2.engine]: ")
 // and "MM/DD HH:MM:SS - " (mmengine's: "11/21 09:14:02 - mmengine - INFO"):
 // month and day, no year. Only in those places, where a fraction "3/4"
@@ -292,18 +308,10 @@ bool parse_month_day_time(std::string_view s, size_t pos, ts_value &v)
 	if (pos + 14 > s.size() || s[pos + 2] != '/' || s[pos + 5] != ' ')
 		return false;
 	cursor c{s, pos};
-	if (!c.num(2, v.month) || !c.eat('/') || !c.num(2, v.day) || !c.eat(' '))
-		return false;
-	v.year = 0;
-	if (!valid_day(0, v.month, v.day) || !clock_time(c, true, v))
+	if (!month_day_clock(s, pos, '/', c, v))
 		return false;
 	// detectron2 names its logger after the time; mmengine a dash.
-	if (bracketed ? c.peek() != ' ' : !(c.peek() == ' ' && c.i + 2 < s.size() && s[c.i + 1] == '-'))
-		return false;
-	v.kind = ts_kind::local_no_year;
-	v.begin = uint16_t(pos);
-	v.end = uint16_t(c.i);
-	return true;
+	return bracketed ? c.peek() == ' ' : c.peek() == ' ' && c.i + 2 < s.size() && s[c.i + 1] == '-';
 }
 
 // "[MM/DD/YY HH:MM:SS]": rich's log handler ("[%x %X]" in the C and US
@@ -342,15 +350,7 @@ bool parse_level_month_day(std::string_view s, size_t pos, ts_value &v)
 	if (!after_level || pos + 14 > s.size())
 		return false;
 	cursor c{s, pos};
-	if (!c.num(2, v.month) || !c.eat('-') || !c.num(2, v.day) || !c.eat(' '))
-		return false;
-	v.year = 0;
-	if (!valid_day(0, v.month, v.day) || !clock_time(c, true, v))
-		return false;
-	v.kind = ts_kind::local_no_year;
-	v.begin = uint16_t(pos);
-	v.end = uint16_t(c.i);
-	return true;
+	return month_day_clock(s, pos, '-', c, v);
 }
 
 // glog: "E1026 04:01:29.922296938" (no year) or "E20261026 04:01:29.9" (glog
@@ -539,93 +539,6 @@ size_t skip_ansi(std::string_view s, size_t i)
 	return std::min(j + 1, s.size());
 }
 
-} // namespace
-
-int64_t days_from_civil(int year, int month, int day)
-{
-	// Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms".
-	int64_t y = int64_t(year) - (month <= 2);
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t mp = (month + 9) % 12;
-	int64_t doy = (153 * mp + 2) / 5 + day - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-civil_date civil_from_days(int64_t z)
-{
-	z += 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int day = int(doy - (153 * mp + 2) / 5 + 1);
-	int month = int(mp < 10 ? mp + 3 : mp - 9);
-	int year = int(yoe + era * 400 + (month <= 2));
-	return {year, month, day};
-}
-
-// False only when find_timestamp(s) must come back empty, at a fraction of
-// its cost. Every shape it knows has a clock ("22:52:45": two digits, a
-// colon, two digits, a colon, a digit, within the head it searches plus
-// the longest shape's lead), except raw kmsg ("[", blanks, digits and a
-// point) and epoch seconds leading the line (nine digits or more). The colons and
-// brackets are found sixteen bytes at a time.
-bool may_have_timestamp(std::string_view s)
-{
-	const char *p = s.data();
-	const size_t n = s.size();
-	const size_t colon_lim = std::min<size_t>(n, 160 + 48), bracket_lim = std::min<size_t>(n, 160);
-	auto clock_at = [&](size_t q) {
-		return q >= 2 && q + 4 < n && is_digit(p[q - 1]) && is_digit(p[q - 2]) && is_digit(p[q + 1]) &&
-		       is_digit(p[q + 2]) && p[q + 3] == ':' && is_digit(p[q + 4]);
-	};
-	auto kmsg_at = [&](size_t q) {
-		size_t r = q + 1;
-		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
-			r++;
-		size_t d = r;
-		while (d < n && d - r <= 10 && is_digit(p[d]))
-			d++;
-		return d > r && d < n && p[d] == '.';
-	};
-	size_t i = 0;
-#ifdef __SSE2__
-	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
-	for (; i + 16 <= colon_lim; i += 16) {
-		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
-		unsigned c = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)));
-		unsigned b = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, bracket)));
-		for (; c; c &= c - 1)
-			if (clock_at(i + static_cast<size_t>(__builtin_ctz(c))))
-				return true;
-		for (; b; b &= b - 1) {
-			size_t q = i + static_cast<size_t>(__builtin_ctz(b));
-			if (q < bracket_lim && kmsg_at(q))
-				return true;
-		}
-	}
-#endif
-	for (; i < colon_lim; i++) {
-		if (p[i] == ':' && clock_at(i))
-			return true;
-		if (p[i] == '[' && i < bracket_lim && kmsg_at(i))
-			return true;
-	}
-	// Epoch seconds lead the line: after blanks and colour codes only.
-	size_t k = 0;
-	while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\x1b'))
-		k = p[k] == '\x1b' ? skip_ansi(s, k) : k + 1;
-	size_t d = k;
-	while (d < n && is_digit(p[d]))
-		d++;
-	return d - k >= 9;
-}
-
-namespace {
-
 // Words after which a clock is a duration, not a time of day ("Elapsed
 // 00:12:33", "ETA 01:02:03", "took 00:00:05").
 bool duration_word_before(std::string_view before)
@@ -722,6 +635,90 @@ bool parse_time_of_day(std::string_view s, size_t pos, ts_value &v)
 }
 
 } // namespace
+
+int64_t days_from_civil(int year, int month, int day)
+{
+	// Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms".
+	int64_t y = int64_t(year) - (month <= 2);
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t mp = (month + 9) % 12;
+	int64_t doy = (153 * mp + 2) / 5 + day - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+civil_date civil_from_days(int64_t z)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int day = int(doy - (153 * mp + 2) / 5 + 1);
+	int month = int(mp < 10 ? mp + 3 : mp - 9);
+	int year = int(yoe + era * 400 + (month <= 2));
+	return {year, month, day};
+}
+
+// False only when find_timestamp(s) must come back empty, at a fraction of
+// its cost. Every shape it knows has a clock ("22:52:45": two digits, a
+// colon, two digits, a colon, a digit, within the head it searches plus
+// the longest shape's lead), except raw kmsg ("[", blanks, digits and a
+// point) and epoch seconds leading the line (nine digits or more). The colons and
+// brackets are found sixteen bytes at a time.
+bool may_have_timestamp(std::string_view s)
+{
+	const char *p = s.data();
+	const size_t n = s.size();
+	const size_t colon_lim = std::min<size_t>(n, 160 + 48), bracket_lim = std::min<size_t>(n, 160);
+	auto clock_at = [&](size_t q) {
+		return q >= 2 && q + 4 < n && is_digit(p[q - 1]) && is_digit(p[q - 2]) && is_digit(p[q + 1]) &&
+		       is_digit(p[q + 2]) && p[q + 3] == ':' && is_digit(p[q + 4]);
+	};
+	auto kmsg_at = [&](size_t q) {
+		size_t r = q + 1;
+		for (int pad = 0; pad < 12 && r < n && p[r] == ' '; pad++)
+			r++;
+		size_t d = r;
+		while (d < n && d - r <= 10 && is_digit(p[d]))
+			d++;
+		return d > r && d < n && p[d] == '.';
+	};
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
+	for (; i + 16 <= colon_lim; i += 16) {
+		__m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+		unsigned c = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)));
+		unsigned b = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, bracket)));
+		for (; c; c &= c - 1)
+			if (clock_at(i + static_cast<size_t>(__builtin_ctz(c))))
+				return true;
+		for (; b; b &= b - 1) {
+			size_t q = i + static_cast<size_t>(__builtin_ctz(b));
+			if (q < bracket_lim && kmsg_at(q))
+				return true;
+		}
+	}
+#endif
+	for (; i < colon_lim; i++) {
+		if (p[i] == ':' && clock_at(i))
+			return true;
+		if (p[i] == '[' && i < bracket_lim && kmsg_at(i))
+			return true;
+	}
+	// Epoch seconds lead the line: after blanks and colour codes only.
+	size_t k = 0;
+	while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\x1b'))
+		k = p[k] == '\x1b' ? skip_ansi(s, k) : k + 1;
+	size_t d = k;
+	while (d < n && is_digit(p[d]))
+		d++;
+	return d - k >= 9;
+}
+
 
 std::optional<ts_value> find_timestamp(std::string_view line)
 {
