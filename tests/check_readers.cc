@@ -882,6 +882,36 @@ START_TEST(a_time_of_day_alone_takes_its_files_date)
 }
 END_TEST
 
+// Times of day alone above the file's first dated local stamp (an
+// application's lines above Slurm's dated banner) take the date it gives,
+// counted back over the midnight their clock passed.
+START_TEST(times_of_day_above_the_first_dated_stamp_take_its_date)
+{
+	rule_set rules;
+	load_shipped_rules(rules);
+	evidence ev;
+	read_text(rules,
+		  "[rank 0] 22:10:00 step 10 loss 0.5\n"
+		  "[rank 1] 23:59:30 RuntimeError: CUDA error: an illegal memory access was encountered\n"
+		  "[rank 2] 00:00:10 RuntimeError: CUDA error: an illegal memory access was encountered\n"
+		  "slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2024-03-02T04:05:00 ***\n",
+		  "1", ev);
+	std::vector<const event *> errs;
+	for (const auto &e : ev.events)
+		if (e.rank == 1 || e.rank == 2)
+			errs.push_back(&e);
+	ck_assert_uint_eq(errs.size(), 2);
+	for (const event *e : errs) {
+		ck_assert(!e->inherited_time);
+		ck_assert_int_eq(int(e->ts.kind), int(ts_kind::local));
+		ck_assert_int_eq(e->ts.year, 2024);
+		ck_assert_int_eq(e->ts.month, 3);
+		ck_assert_int_eq(e->ts.day, e->rank == 1 ? 1 : 2);
+		ck_assert_int_eq(e->ts.hour, e->rank == 1 ? 23 : 0);
+	}
+}
+END_TEST
+
 // Open MPI's placement reports map ranks to nodes: --display-map's node
 // block and the ranks listed under it, --report-bindings' one line per
 // rank. A rank line far below any node block maps nothing.
@@ -1824,6 +1854,7 @@ static Suite *suite()
 	tcase_add_test(t, files_chosen_ahead_change_nothing);
 	tcase_add_test(t, slurm_nodelist_expands_in_order);
 	tcase_add_test(t, a_time_of_day_alone_takes_its_files_date);
+	tcase_add_test(t, times_of_day_above_the_first_dated_stamp_take_its_date);
 	suite_add_tcase(s, t);
 	return s;
 }

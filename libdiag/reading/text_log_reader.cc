@@ -102,6 +102,38 @@ bool date_within_file(ts_value &t, file_day &last)
 	return true;
 }
 
+// Lines a file begins with whose stamps are times of day alone, before
+// its first local dated stamp (an application's "11:36:14" above Slurm's
+// dated banner): held back until that stamp comes, then read with the date
+// it gives them, counted back over the midnights their clock passed. Held
+// within a bound; past it, or with no dated stamp to come, they are read
+// as before, their times of day no stamps.
+struct day_lookback {
+	static constexpr size_t max_bytes = 8u << 20;
+	struct held_line {
+		std::string text;
+		uint64_t no;
+	};
+	std::vector<held_line> held;
+	std::vector<int> sods; // the held lines' times of day, in order
+	size_t bytes = 0;
+	bool holding = false, done = false;
+
+	// The date of the first held time of day, given the dated stamp d
+	// after them.
+	civil_date first_day(const ts_value &d) const
+	{
+		int64_t day = days_from_civil(d.year, d.month, d.day);
+		int later = d.hour * 3600 + d.minute * 60 + d.second;
+		for (size_t i = sods.size(); i-- > 0;) {
+			if (sods[i] > later + past_midnight_s)
+				day--;
+			later = sods[i];
+		}
+		return civil_from_days(day);
+	}
+};
+
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -1767,22 +1799,65 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				if (!line.empty())
 					feed(line);
 			}
-		} else if (!scan_ahead(lr, kind, rules,
-				[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
-					line_no = no;
-					handle(line, pre, facts);
-				})) {
-			while (lr.next(raw)) {
-				if (raw.empty())
-					continue;
-				line_no = lr.line_no();
-				if (has_control(raw)) {
-					handle(raw, nullptr, nullptr);
-					continue;
+		} else {
+			day_lookback lookback;
+			// Reads what was held: with the date a dated stamp gave (d),
+			// or without.
+			auto replay = [&](const ts_value *d) {
+				if (d && !lookback.sods.empty()) {
+					file_date.date = lookback.first_day(*d);
+					file_date.local_sod = lookback.sods.front();
 				}
-				rules.scan_line(raw, hits);
-				handle(raw, &hits, nullptr);
+				lookback.holding = false;
+				lookback.done = true;
+				for (const auto &l : lookback.held) {
+					line_no = l.no;
+					feed(l.text);
+				}
+				lookback.held.clear();
+				lookback.held.shrink_to_fit();
+			};
+			auto take = [&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
+				if (!lookback.done) {
+					std::optional<ts_value> t = facts ? facts->ts : find_timestamp(line);
+					const bool dated = t && (t->kind == ts_kind::absolute || (t->kind == ts_kind::local && t->year > 0));
+					if (!lookback.holding && dated) {
+						lookback.done = true;
+					} else if (!lookback.holding && t && t->kind == ts_kind::time_of_day && file_date.local_sod < 0) {
+						lookback.holding = true;
+					}
+					if (lookback.holding) {
+						lookback.held.push_back({std::string(line), no});
+						lookback.bytes += line.size();
+						if (t && t->kind == ts_kind::time_of_day)
+							lookback.sods.push_back(t->hour * 3600 + t->minute * 60 + t->second);
+						if (dated)
+							replay(t->kind == ts_kind::local ? &*t : nullptr);
+						else if (lookback.bytes > day_lookback::max_bytes)
+							replay(nullptr);
+						return;
+					}
+				}
+				line_no = no;
+				handle(line, pre, facts);
+			};
+			if (!scan_ahead(lr, kind, rules,
+					[&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
+						take(line, no, pre, facts);
+					})) {
+				while (lr.next(raw)) {
+					if (raw.empty())
+						continue;
+					if (has_control(raw)) {
+						take(raw, lr.line_no(), nullptr, nullptr);
+						continue;
+					}
+					rules.scan_line(raw, hits);
+					take(raw, lr.line_no(), &hits, nullptr);
+				}
 			}
+			if (lookback.holding)
+				replay(nullptr);
 		}
 	}
 	for (uint32_t k = 0; k < writers.size(); k++) {
