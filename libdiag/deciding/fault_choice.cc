@@ -2,6 +2,7 @@
 // clock, unless a stronger fault close by explains it; faults the clocks
 // cannot order tie with it; a fault that names no rank borrows one from the
 // same fault in other words or from how processes ended.
+#include "aligning/host_aliases.hh"
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
 
@@ -83,21 +84,50 @@ int sole_crashed_rank_on(const evidence &ev, int host)
 // A GPU's fault that names no rank (an Xid whose bus id no rank map
 // places) on a node where, within seconds of it, exactly one rank's CUDA
 // calls failed: that rank's GPU is the one that faulted.
-int sole_cuda_error_rank_near(const evidence &ev, const event &fault)
+int sole_rank_failing_near(const evidence &ev, const event &fault, bool (*symptom)(const event &), int64_t reach_us)
 {
 	if (fault.host < 0 || fault.time_us == no_time)
 		return -1;
 	std::set<int> ranks;
+	// (The node by any of its names: a pod's and its node's.)
+	const std::vector<std::string> names = host_aliases(ev, fault.host);
+	auto on_the_node = [&](int host) {
+		return host == fault.host ||
+		       (host >= 0 && std::find(names.begin(), names.end(), ev.host_name(host)) != names.end());
+	};
 	for (const auto &e : ev.events) {
-		if (e.dropped || e.rank < 0 || e.cls != failure_class::cuda_error || e.time_us == no_time)
+		if (e.dropped || e.rank < 0 || !symptom(e) || e.time_us == no_time)
 			continue;
 		const rank_info *ri = ev.ranks.by_rank(e.rank);
 		int host = e.host >= 0 ? e.host : ri ? ri->host : -1;
-		const int64_t reach = cuda_error_reach_us + static_cast<int64_t>((e.time_unc_s + fault.time_unc_s) * 1e6);
-		if (host == fault.host && std::llabs(e.time_us - fault.time_us) <= reach)
+		const int64_t reach = reach_us + static_cast<int64_t>((e.time_unc_s + fault.time_unc_s) * 1e6);
+		if (on_the_node(host) && std::llabs(e.time_us - fault.time_us) <= reach)
 			ranks.insert(e.rank);
 	}
 	return ranks.size() == 1 ? *ranks.begin() : -1;
+}
+
+int sole_cuda_error_rank_near(const evidence &ev, const event &fault)
+{
+	return sole_rank_failing_near(
+		ev, fault, [](const event &e) { return e.cls == failure_class::cuda_error; }, cuda_error_reach_us);
+}
+
+// A node's storage failing (its filesystem client evicted, its mount gone)
+// surfaces as one rank's exception on that node (a PermissionError, an
+// OSError reading a sample) some minutes either side of the node's own
+// line: that rank met it first.
+constexpr int64_t storage_symptom_reach_us = 10LL * 60 * 1000000;
+
+int sole_storage_symptom_rank_near(const evidence &ev, const event &fault)
+{
+	return sole_rank_failing_near(
+		ev, fault,
+		[](const event &e) {
+			return e.role == event_role::initiating && !e.handled && !e.decoy &&
+			       (e.cls == failure_class::python_exception || e.cls == failure_class::filesystem);
+		},
+		storage_symptom_reach_us);
 }
 
 // The process an Xid names (pid=N) is the one whose exit names that pid
@@ -161,6 +191,9 @@ void borrow_rank(diagnosis_context &cx)
 	else if (int gpu = best.e->cls == failure_class::gpu_hardware ? sole_cuda_error_rank_near(cx.ev, *best.e) : -1;
 		 gpu >= 0)
 		borrowed = gpu;
+	else if (int met = best.e->cls == failure_class::filesystem ? sole_storage_symptom_rank_near(cx.ev, *best.e) : -1;
+		 met >= 0)
+		borrowed = met;
 	else if (xv.not_torn_down.size() == 1)
 		borrowed = xv.not_torn_down[0];
 	if (borrowed >= 0) {
