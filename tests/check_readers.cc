@@ -385,6 +385,16 @@ START_TEST(prefix_a_launchers_host_tag_in_brackets)
 	DIAG_CK_STR_EQ(std::string(id.host), "llama-ft-worker-0");
 	ck_assert_int_eq(id.rank, 1);
 	DIAG_CK_STR_EQ(std::string(id.body), "torch.OutOfMemoryError: x");
+	// gcloud's stream-logs fields (tabs read as spaces) name the replica;
+	// the platform's own "service" is no machine.
+	id = parse_prefix("ERROR 2024-04-22 16:10:03 +0000 workerpool1-2  ImportError: x");
+	DIAG_CK_STR_EQ(std::string(id.host), "workerpool1-2");
+	DIAG_CK_STR_EQ(std::string(id.body), "ImportError: x");
+	id = parse_prefix("INFO 2025-09-29 14:06:48 +0000 service Waiting for training program to start.");
+	ck_assert(id.host.empty());
+	DIAG_CK_STR_EQ(std::string(id.body), "Waiting for training program to start.");
+	id = parse_prefix("ERROR 2024-04-22 16:10:03 something else");
+	ck_assert(id.host.empty());
 }
 END_TEST
 

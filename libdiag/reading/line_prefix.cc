@@ -428,6 +428,43 @@ size_t collector_stamp(std::string_view s)
 	return i < s.size() && s[i] == ' ' ? i + 1 : 0;
 }
 
+// A cloud log stream's line (gcloud's stream-logs of a Vertex AI or AI
+// Platform job): "SEVERITY<TAB>2024-04-22 16:10:03 +0000<TAB>replica<TAB>
+// <TAB>text", its tabs read as spaces. The replica (workerpool1-2,
+// master-replica-0) is the writer's machine, none for the platform's own
+// "service"; the length covers the fields and the blanks after them, or 0.
+size_t cloud_stream_fields(std::string_view s, std::string_view &replica)
+{
+	static const std::string_view severities[] = {"DEFAULT", "DEBUG", "INFO",  "NOTICE",   "WARNING",
+						      "ERROR",   "CRITICAL", "ALERT", "EMERGENCY"};
+	size_t p = s.find(' ');
+	if (p == std::string_view::npos || p > 9)
+		return 0;
+	bool known = false;
+	for (std::string_view w : severities)
+		known = known || s.substr(0, p) == w;
+	// Then "YYYY-MM-DD HH:MM:SS +ZZZZ ".
+	const std::string_view shape = " dddd-dd-dd dd:dd:dd +dddd ";
+	if (!known || s.size() < p + shape.size())
+		return 0;
+	for (size_t k = 0; k < shape.size(); k++) {
+		const char c = s[p + k], want = shape[k];
+		if (want == 'd' ? !is_digit(c) : want == '+' ? c != '+' && c != '-' : c != want)
+			return 0;
+	}
+	p += shape.size();
+	size_t end = s.find(' ', p);
+	if (end == std::string_view::npos || end == p || end - p > 64)
+		return 0;
+	replica = s.substr(p, end - p);
+	// (The platform's own lines: "service", no machine.)
+	if (replica == "service")
+		replica = {};
+	while (end < s.size() && s[end] == ' ')
+		end++;
+	return end;
+}
+
 // A syslog line passed into a job's output (rsyslog forwarding, a log
 // viewer, a pasted journal): "<stamp> <host> <tag>[pid]: text", where the
 // stamp is BSD's "Dec 17 16:03:58" (a fraction, 'Z' or a zone may follow)
@@ -513,6 +550,12 @@ line_identity parse_prefix(std::string_view line)
 		int num = -1;
 		if (round == 0)
 			if (size_t t = ctime_before_tag(s); t > 0) {
+				s = s.substr(t);
+				continue;
+			}
+		if (round == 0 && id.host.empty())
+			if (std::string_view h; size_t t = cloud_stream_fields(s, h)) {
+				id.host = h;
 				s = s.substr(t);
 				continue;
 			}
