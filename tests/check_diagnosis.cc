@@ -1135,6 +1135,38 @@ START_TEST(a_native_check_failing_ends_the_job_after_a_stall_trained_on_from)
 }
 END_TEST
 
+START_TEST(the_rank_the_stall_inspector_marks_stalled_is_the_hang)
+{
+	// Past its shutdown time Horovod's inspector lists the ranks missing
+	// something and marks the stalled one ("3!: "): the others miss only
+	// what it holds up. Without the mark, three missing ranks single out
+	// nobody.
+	for (bool mark : {true, false}) {
+		bundle b;
+		std::string log =
+			"[1,0]<stderr>:[2022-07-03 10:17:26.769746: E horovod/common/stall_inspector.cc:104] One or more "
+			"tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting "
+			"for remainder of ranks for more than 60 seconds.\n"
+			"[1,0]<stderr>:Missing ranks:\n"
+			"[1,0]<stderr>:0: [HorovodAllreduce_accuracy_0, HorovodAllreduce_loss_0]\n"
+			"[1,0]<stderr>:1: [HorovodAllreduce_accuracy_0, HorovodAllreduce_loss_0]\n";
+		log += std::string("[1,0]<stderr>:3") + (mark ? "!" : "") +
+		       ": [DistributedAdam_Allreduce/cond_0/HorovodAllreduce_grads_0_0]\n"
+		       "[1,0]<stderr>:One or more rank (marked by \"!\") is stalled for longer than 600 seconds. Will "
+		       "shutdown.\n";
+		for (int r = 0; r < 4; r++)
+			log += "[1," + std::to_string(r) +
+			       "]<stderr>:tensorflow.python.framework.errors_impl.UnknownError:  Horovod has been shut down. "
+			       "This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or "
+			       "broadcast a tensor after one of the ranks finished execution.\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		const int first = mark ? 3 : -1;
+		DIAG_CK_VERDICT(v, "collective_hang", first);
+	}
+}
+END_TEST
+
 START_TEST(the_worker_gone_before_the_stop_is_the_one_the_others_waited_on)
 {
 	// At the time limit each node's torchrun sends its workers the stop;
@@ -1927,6 +1959,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_worker_a_launcher_saw_crash_is_an_unnamed_crashs);
 	tcase_add_test(t, a_qacct_record_says_how_the_job_ended);
 	tcase_add_test(t, year_less_stamps_take_the_year_of_a_dated_file);
+	tcase_add_test(t, the_rank_the_stall_inspector_marks_stalled_is_the_hang);
 	tcase_add_test(t, a_dump_loop_names_each_rank_and_the_launcher_is_not_one);
 	tcase_add_test(t, a_dump_file_named_for_its_host_places_the_local_rank_that_differs);
 	tcase_add_test(t, a_line_of_no_known_writer_the_ranks_stepped_on_long_after_was_survived);

@@ -95,6 +95,9 @@ void pass_stall_report(diagnosis_context &cx)
 	if (!hv.suspects.empty())
 		return;
 	std::set<int> missing;
+	// Ranks the inspector marked stalled past its shutdown time ("3!: "):
+	// the others listed miss only what those hold up.
+	std::set<int> marked;
 	int reports = 0;
 	bool other_reporter = false; // a report not Horovod's (JAX's coordination service)
 	// A stall the inspector kept reporting narrows as ranks catch up
@@ -172,12 +175,18 @@ void pass_stall_report(diagnosis_context &cx)
 		if (m.empty())
 			continue;
 		add_ranks(m, missing);
+		if (!e.capture("stalled_mark").empty())
+			add_ranks(m, marked);
 		reports++;
 		if (e.r && e.r->family != "horovod")
 			other_reporter = true;
 	}
 	std::string why = other_reporter ? "the others' reports name it as never having reached the barrier or collective they waited in"
 					 : "Horovod's stall inspector names it as missing from a collective the other ranks submitted";
+	if (!marked.empty()) {
+		missing = marked;
+		why = "Horovod's stall inspector marks it stalled past its shutdown time, the other ranks waiting on it";
+	}
 	if (missing.empty() && (reports = barrier_missing(cx.ev, missing)) > 0)
 		why = "it never reached the store-based barrier the other ranks waited in";
 	if (missing.empty())
