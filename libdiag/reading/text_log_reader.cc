@@ -1819,7 +1819,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			};
 			auto take = [&](std::string_view line, uint64_t no, const line_hits *pre, const line_facts *facts) {
 				if (!lookback.done) {
-					std::optional<ts_value> t = facts ? facts->ts : find_timestamp(line);
+					std::optional<ts_value> t = facts ? facts->ts
+									  : may_have_timestamp(line) ? find_timestamp(line)
+												     : std::nullopt;
 					const bool dated = t && (t->kind == ts_kind::absolute || (t->kind == ts_kind::local && t->year > 0));
 					if (!lookback.holding && dated) {
 						lookback.done = true;
