@@ -16,6 +16,7 @@ a malformed expected.json, a split with nothing to score).
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -172,6 +173,7 @@ def main():
     ap.add_argument("--dev-min-rank", type=float, help="the dev split's floor (default: --min-rank)")
     ap.add_argument("--dev-min-host", type=float, help="the dev split's floor (default: --min-host)")
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--verdicts-out", metavar="FILE",
                     help="write the verdicts for tests/realworld_invariance.sh (realworld_base.py)")
     args = ap.parse_args()
@@ -189,8 +191,12 @@ def main():
         print("realworld: ERROR: %s" % e)
         return 2
 
-    for c in cases:
-        c["got"], c["error"] = diagnose(args.denpex, c["files"], args.timeout)
+    # One denpex per core: the cases are independent, and under make -j2
+    # the other test slot is often a Slurm chain waiting on its daemons.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda c: diagnose(args.denpex, c["files"], args.timeout), cases))
+    for c, (got, error) in zip(cases, results):
+        c["got"], c["error"] = got, error
         c["ok"] = judge(c, c["got"])
     if args.verdicts_out:
         realworld_base.write(args.verdicts_out, args.denpex, args.corpus,
