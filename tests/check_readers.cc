@@ -860,6 +860,16 @@ START_TEST(an_untimed_line_is_bounded_by_the_next_stamp_of_its_command_only)
 }
 END_TEST
 
+// Rank 1's error at 23:xx on 2024-03-01, rank 2's past midnight on 03-02.
+static void ck_dated_across_midnight(const event *e)
+{
+	ck_assert_int_eq(int(e->ts.kind), int(ts_kind::local));
+	ck_assert_int_eq(e->ts.year, 2024);
+	ck_assert_int_eq(e->ts.month, 3);
+	ck_assert_int_eq(e->ts.day, e->rank == 1 ? 1 : 2);
+	ck_assert_int_eq(e->ts.hour, e->rank == 1 ? 23 : 0);
+}
+
 // A time of day alone takes the date of its file's last dated local stamp
 // (the next day once its clock went back past midnight); with none before
 // it, it dates nothing.
@@ -882,11 +892,7 @@ START_TEST(a_time_of_day_alone_takes_its_files_date)
 				ck_assert(e->ts.kind == ts_kind::none || e->inherited_time);
 				continue;
 			}
-			ck_assert_int_eq(int(e->ts.kind), int(ts_kind::local));
-			ck_assert_int_eq(e->ts.year, 2024);
-			ck_assert_int_eq(e->ts.month, 3);
-			ck_assert_int_eq(e->ts.day, e->rank == 1 ? 1 : 2);
-			ck_assert_int_eq(e->ts.hour, e->rank == 1 ? 23 : 0);
+			ck_dated_across_midnight(e);
 		}
 	}
 }
@@ -913,11 +919,7 @@ START_TEST(times_of_day_above_the_first_dated_stamp_take_its_date)
 	ck_assert_uint_eq(errs.size(), 2);
 	for (const event *e : errs) {
 		ck_assert(!e->inherited_time);
-		ck_assert_int_eq(int(e->ts.kind), int(ts_kind::local));
-		ck_assert_int_eq(e->ts.year, 2024);
-		ck_assert_int_eq(e->ts.month, 3);
-		ck_assert_int_eq(e->ts.day, e->rank == 1 ? 1 : 2);
-		ck_assert_int_eq(e->ts.hour, e->rank == 1 ? 23 : 0);
+		ck_dated_across_midnight(e);
 	}
 }
 END_TEST
