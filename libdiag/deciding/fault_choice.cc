@@ -81,9 +81,9 @@ int sole_crashed_rank_on(const evidence &ev, int host)
 	return ranks.size() == 1 ? *ranks.begin() : -1;
 }
 
-// A GPU's fault that names no rank (an Xid whose bus id no rank map
-// places) on a node where, within seconds of it, exactly one rank's CUDA
-// calls failed: that rank's GPU is the one that faulted.
+// The one rank on a node's fault's node (by any of its names) whose event
+// of the kind symptom says came within reach of it; -1 where none or
+// several did.
 int sole_rank_failing_near(const evidence &ev, const event &fault, bool (*symptom)(const event &), int64_t reach_us)
 {
 	if (fault.host < 0 || fault.time_us == no_time)
@@ -107,6 +107,9 @@ int sole_rank_failing_near(const evidence &ev, const event &fault, bool (*sympto
 	return ranks.size() == 1 ? *ranks.begin() : -1;
 }
 
+// A GPU's fault that names no rank (an Xid whose bus id no rank map
+// places) on a node where, within seconds of it, exactly one rank's CUDA
+// calls failed: that rank's GPU is the one that faulted.
 int sole_cuda_error_rank_near(const evidence &ev, const event &fault)
 {
 	return sole_rank_failing_near(
