@@ -186,6 +186,8 @@ public:
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;
+	// And its first (the two apart: the writer stepped more than once).
+	std::unordered_map<uint64_t, uint64_t> first_progress;
 	// Its time as the line said it, in µs comparable within one file only
 	// (no zone or year applied); absent when the line had none.
 	std::unordered_map<uint64_t, int64_t> last_progress_us;

@@ -325,6 +325,7 @@ constexpr size_t progress_max_writers = 1024; // beyond: no deferral (cache miss
 struct writer_state {
 	uint32_t npending = 0;           // unconfirmed progress candidates, oldest first
 	uint64_t progress_line = 0;      // last confirmed progress line (0: none)
+	uint64_t first_progress_line = 0; // the first such line (0: none)
 	// Its time: its own or the writer's last, else the file's last (then
 	// it marks the timeline but is no time of this writer's).
 	bool progress_own_time = false;
@@ -1076,6 +1077,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			if (const rule *m = rules.match(body, srcbit, caps)) {
 				if (stepping && (!note_step(w, m, body, w.pending_line[i]) || !shared))
 					stepping = false;
+				if (!w.first_progress_line || w.pending_line[i] < w.first_progress_line)
+					w.first_progress_line = w.pending_line[i];
 				if (!found) {
 					w.progress_line = w.pending_line[i];
 					w.progress_ts = w.pending_ts[i];
@@ -1259,6 +1262,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				}
 				note_step(writers[key], r, id.body, line_no);
 				writers[key].progress_line = line_no;
+				if (!writers[key].first_progress_line)
+					writers[key].first_progress_line = line_no;
 				writers[key].progress_ts = ts                                        ? *ts
 							   : writers[key].last_ts.kind != ts_kind::none ? writers[key].last_ts
 												      : file_last_ts;
@@ -1865,8 +1870,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	for (uint32_t k = 0; k < writers.size(); k++) {
 		writer_state &w = writers[k];
 		settle(w);
-		if (w.progress_line)
+		if (w.progress_line) {
 			ev.last_progress[writer_key(file, k)] = w.progress_line;
+			ev.first_progress[writer_key(file, k)] = w.first_progress_line;
+		}
 		if (w.progress_line && w.progress_ts.kind != ts_kind::none) {
 			progress_mark m;
 			m.file = file;
