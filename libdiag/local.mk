@@ -63,6 +63,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/aligning/identities.hh %reldir%/aligning/identities.cc \
 	%reldir%/aligning/host_aliases.hh %reldir%/aligning/host_aliases.cc \
 	%reldir%/aligning/timeline.hh %reldir%/aligning/timeline.cc \
+	%reldir%/aligning/progress_clock.hh %reldir%/aligning/progress_clock.cc \
 	%reldir%/deciding/knowledge.hh %reldir%/deciding/knowledge.cc \
 	%reldir%/deciding/decision.hh %reldir%/deciding/context.hh \
 	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \

@@ -4,6 +4,7 @@
 // survived: the same writer kept making progress afterwards, or the line
 // (or the next on its writer) says it was retried, skipped or recovered and
 // progress followed.
+#include "aligning/progress_clock.hh"
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
 
@@ -71,6 +72,15 @@ void job_window(diagnosis_context &cx)
 			long long tmo = 0;
 			if (parse_uint_str(e.capture("timeout_ms"), tmo) && tmo > 0 && tmo <= 7LL * 24 * 3600 * 1000)
 				mn = std::min(mn, e.time_us - static_cast<int64_t>(tmo) * 1000);
+		}
+		// The ranks stepping (their last progress line stamped) were the
+		// job alive too, often long before its first fault.
+		if (mn != INT64_MAX && lo == no_time) {
+			progress_clock pc(ev);
+			for (const auto &m : ev.progress_marks)
+				if (m.stamped)
+					if (int64_t t = pc.time_of(m); t != no_time && t < mn && t > mn - kernel_lead_us * 96)
+						mn = t;
 		}
 		if (mn != INT64_MAX) {
 			if (lo == no_time)

@@ -1,5 +1,6 @@
 #include "rendering/timeline_svg.hh"
 
+#include "aligning/progress_clock.hh"
 #include "rendering/markup_escape.hh"
 
 #include <algorithm>
@@ -106,58 +107,6 @@ std::string event_title(const evidence &ev, const event &e, const char *what)
 	return t;
 }
 
-// A last progress line's time on the common clock: its distance from a
-// resolved event of the same file (same writer first), which shares its
-// kind of timestamp, added to that event's time.
-class progress_clock {
-public:
-	progress_clock(const evidence &ev, const verdict &v) : pc_ev(ev), pc_v(v)
-	{
-		for (size_t i = 0; i < ev.events.size(); i++) {
-			const event &e = ev.events[i];
-			if (e.raw_us == no_time || e.time_us == no_time || e.inherited_time || e.ts.kind == ts_kind::none)
-				continue;
-			uint64_t fk = (static_cast<uint64_t>(e.file) << 8) | static_cast<unsigned>(e.ts.kind);
-			pc_by_file.emplace(fk, &e);
-			pc_by_writer.emplace(writer_key(e.file, e.key), &e);
-		}
-	}
-	int64_t time_of(const progress_mark &m, int host) const
-	{
-		const event *ref = nullptr;
-		auto w = pc_by_writer.find(writer_key(m.file, m.key));
-		if (w != pc_by_writer.end() && w->second->ts.kind == m.ts.kind)
-			ref = w->second;
-		if (!ref) {
-			auto f = pc_by_file.find((static_cast<uint64_t>(m.file) << 8) | static_cast<unsigned>(m.ts.kind));
-			if (f == pc_by_file.end())
-				return no_time;
-			ref = f->second;
-		}
-		ts_context ctx;
-		ctx.reference_us = ref->raw_us;
-		ctx.tz_known = true;
-		ctx.boot_epoch_us = 0;
-		auto a = resolve_timestamp(m.ts, ctx), b = resolve_timestamp(ref->ts, ctx);
-		if (!a || !b)
-			return no_time;
-		int64_t raw = ref->raw_us + (*a - *b);
-		int64_t offset = ref->raw_us - ref->time_us;
-		if (host >= 0) {
-			auto c = pc_v.clock.find(pc_ev.host_name(host));
-			if (c != pc_v.clock.end())
-				offset = static_cast<int64_t>(std::llround(c->second.offset_s * 1e6));
-		}
-		return raw - offset;
-	}
-
-private:
-	const evidence &pc_ev;
-	const verdict &pc_v;
-	std::unordered_map<uint64_t, const event *> pc_by_file;
-	std::unordered_map<uint64_t, const event *> pc_by_writer;
-};
-
 class painter {
 public:
 	painter(const evidence &ev, const verdict &v, const timeline_svg_options &o) : p_ev(ev), p_v(v), p_o(o) {}
@@ -237,13 +186,20 @@ void painter::gather()
 			span(e.time_us);
 		}
 	}
-	progress_clock pc(ev, p_v);
+	progress_clock pc(ev);
 	for (const progress_mark &m : ev.progress_marks) {
 		int r = m.rank >= 0 ? m.rank : ev.tasks_are_ranks ? m.task : -1;
 		if (r < 0)
 			continue;
 		rank_facts &f = facts(r);
-		int64_t t = pc.time_of(m, f.host);
+		// (The verdict's word on the host's clock, where it has one.)
+		int64_t offset = INT64_MIN;
+		if (f.host >= 0) {
+			auto c = p_v.clock.find(ev.host_name(f.host));
+			if (c != p_v.clock.end())
+				offset = static_cast<int64_t>(std::llround(c->second.offset_s * 1e6));
+		}
+		int64_t t = pc.time_of(m, offset);
 		if (t == no_time || (f.progress != no_time && f.progress >= t))
 			continue;
 		f.progress = t;
