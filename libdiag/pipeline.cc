@@ -12,6 +12,7 @@
 #include "reading/ray_session.hh"
 #include "reading/qacct_record.hh"
 #include "reading/sacct_reader.hh"
+#include "reading/slurm_nodelist.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_log_reader.hh"
 #include "reading/torchelastic_reader.hh"
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <memory>
+#include <set>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -498,11 +500,34 @@ std::string set_aside_hardware_claims(evidence &ev)
 	       ") set aside: a claim by the job, not kernel or driver evidence";
 }
 
+// The hosts the job was given by name though no line of theirs may have
+// been read yet: Slurm's node list, an MPI launch's "-H a:4,b:4".
+std::set<std::string> hosts_given(const evidence &ev)
+{
+	std::set<std::string> out;
+	for (const std::string &n : expand_nodelist(ev.job.nodelist))
+		out.insert(n);
+	for (const auto &e : ev.events) {
+		const std::string &l = e.capture("launch_hosts");
+		for (size_t at = 0; !l.empty() && at < l.size();) {
+			size_t comma = l.find(',', at);
+			std::string item = l.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+			out.insert(item.substr(0, item.rfind(':')));
+			if (comma == std::string::npos)
+				break;
+			at = comma + 1;
+		}
+	}
+	return out;
+}
+
 // A node's kernel log named for the node ("dmesg.endor.txt") whose name
 // has no digit, so that the name alone does not say it is a host: where
-// the job's other lines know a host by that name, the log is that node's.
+// the job's other lines know a host by that name, or the job was given
+// one by it, the log is that node's.
 void name_kernel_logs_by_known_hosts(evidence &ev)
 {
+	const std::set<std::string> given = hosts_given(ev);
 	for (uint32_t i = 0; i < ev.sources().size(); i++) {
 		source_file &sf = ev.source(i);
 		const std::string name = sf.path.substr(sf.path.rfind('/') + 1);
@@ -514,7 +539,10 @@ void name_kernel_logs_by_known_hosts(evidence &ev)
 		for (size_t s = 0; s <= name.size();) {
 			size_t dot = name.find('.', s);
 			const std::string tok = name.substr(s, dot == std::string::npos ? std::string::npos : dot - s);
-			if (int h = tok.size() >= 2 ? ev.find_host(tok) : -1; h >= 0 && ev.host_name(h) == tok) {
+			int h = tok.size() >= 2 ? ev.find_host(tok) : -1;
+			if (h < 0 && tok.size() >= 2 && given.count(tok))
+				h = ev.intern_host(tok);
+			if (h >= 0 && ev.host_name(h) == tok) {
 				// (Two hosts in one name: neither.)
 				host = host >= 0 && host != h ? -2 : h;
 				if (host == -2)
