@@ -15,6 +15,7 @@
 #include "reading/slurm_nodelist.hh"
 #include "reading/source_sniff.hh"
 #include "reading/text_log_reader.hh"
+#include "reading/timestamp.hh"
 #include "reading/torchelastic_reader.hh"
 #include "reading/wandb_run.hh"
 
@@ -500,6 +501,50 @@ std::string set_aside_hardware_claims(evidence &ev)
 	       ") set aside: a claim by the job, not kernel or driver evidence";
 }
 
+// A sacct listing of several jobs (a resubmission beside the run it
+// resumed, an array's siblings): the job the logs are of is the one whose
+// run their times fall in, or whose id their lines name (a Slurm banner,
+// a file named for it). The first listed keeps the diagnosis unless
+// another holds more of the logs' stamped lines.
+void choose_the_logged_job(evidence &ev)
+{
+	if (ev.other_jobs.empty())
+		return;
+	// (Stamps read as sacct's are: local times as UTC; a few minutes'
+	// slack for the lines before srun's start and after its end.)
+	constexpr int64_t slack_us = 10LL * 60 * 1000000;
+	auto score = [&](const job_facts &job) {
+		long n = 0;
+		for (const auto &e : ev.events) {
+			if (!e.capture("job").empty() && e.capture("job") == job.job_id)
+				n += 1000;
+			if (job.start_us == no_time || e.ts.kind == ts_kind::none || e.file >= ev.sources().size() ||
+			    ev.sources()[e.file].kind == source_kind::kernel_log)
+				continue;
+			ts_context ctx;
+			ctx.reference_us = job.start_us;
+			ctx.tz_known = true;
+			auto t = resolve_timestamp(e.ts, ctx);
+			const int64_t end = job.end_us != no_time ? job.end_us : job.start_us;
+			if (t && *t >= job.start_us - slack_us && *t <= end + slack_us)
+				n++;
+		}
+		for (const auto &sf : ev.sources())
+			if (sf.path.find(job.job_id) != std::string::npos)
+				n += 1000;
+		return n;
+	};
+	long best = score(ev.job);
+	size_t pick = ev.other_jobs.size();
+	for (size_t i = 0; i < ev.other_jobs.size(); i++)
+		if (long n = score(ev.other_jobs[i]); n > best) {
+			best = n;
+			pick = i;
+		}
+	if (pick < ev.other_jobs.size())
+		std::swap(ev.job, ev.other_jobs[pick]);
+}
+
 // The hosts the job was given by name though no line of theirs may have
 // been read yet: Slurm's node list, an MPI launch's "-H a:4,b:4".
 std::set<std::string> hosts_given(const evidence &ev)
@@ -571,6 +616,7 @@ verdict analysis::run()
 	std::string claims = set_aside_hardware_claims(an_ev);
 	unwrap_ray(an_ev);
 	settle_wandb(an_ev);
+	choose_the_logged_job(an_ev);
 	name_kernel_logs_by_known_hosts(an_ev);
 	resolve_identities(an_ev);
 	clock_options co;

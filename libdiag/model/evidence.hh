@@ -183,6 +183,9 @@ public:
 	std::vector<event> events;
 	rank_map ranks;
 	job_facts job;
+	// The other jobs a sacct listing named (a resubmission's earlier run,
+	// an array's siblings): the logs may be one of theirs (pipeline).
+	std::vector<job_facts> other_jobs;
 	std::vector<std::string> warnings;
 	// Last line number of a progress line per (file, writer key).
 	std::unordered_map<uint64_t, uint64_t> last_progress;

@@ -136,6 +136,10 @@ std::string_view uncut(std::string_view v, bool table)
 	return v;
 }
 
+// Other jobs a listing may name beside the first (a user's sacct of the
+// day): enough for a resubmission or an array, bounded for a long one.
+constexpr size_t max_other_jobs = 64;
+
 } // namespace
 
 bool sacct_table_header(std::string_view first, std::string_view second)
@@ -190,6 +194,9 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 	if (c_id < 0 || c_state < 0)
 		return false;
 	bool skip_attempt = false;
+	// Where the rows go: the job (the first listed), or another job's
+	// facts (its index in other_jobs) kept for the pipeline's choice.
+	long other = -1;
 	for (size_t li = first_row; li < lines.size(); li++) {
 		std::string_view l = lines[li];
 		if (!l.empty() && l.back() == '\r')
@@ -202,30 +209,46 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 		if (table && !id.empty() && id.back() == '+')
 			continue; // an id cut short names no job for sure
 		if (is_job_line(id)) {
-			if (!ev.job.job_id.empty() && ev.job.job_id != id)
-				continue; // one job per diagnosis: the first listed
+			// One job per diagnosis, the first listed; the others are kept
+			// aside (a bounded few) for the pipeline to weigh against it.
+			other = -1;
+			if (!ev.job.job_id.empty() && ev.job.job_id != id) {
+				for (size_t o = 0; o < ev.other_jobs.size() && other < 0; o++)
+					if (ev.other_jobs[o].job_id == id)
+						other = static_cast<long>(o);
+				if (other < 0) {
+					if (ev.other_jobs.size() >= max_other_jobs) {
+						skip_attempt = true;
+						continue;
+					}
+					ev.other_jobs.emplace_back();
+					other = static_cast<long>(ev.other_jobs.size() - 1);
+				}
+			}
+			job_facts &job = other >= 0 ? ev.other_jobs[static_cast<size_t>(other)] : ev.job;
 			// sacct -D lists every attempt of a requeued job: one that has
 			// not ended (the requeued run, still going) does not replace
 			// the attempt that ended, nor do its steps.
-			skip_attempt = !ev.job.job_id.empty() && attempt_over(ev.job.state) &&
+			skip_attempt = !job.job_id.empty() && attempt_over(job.state) &&
 				       !attempt_over(uncut(col(c_state), table));
 			if (skip_attempt)
 				continue;
-			ev.job.job_id = std::string(id);
-			take_state(ev.job, uncut(col(c_state), table));
-			ev.job.exit_code = std::string(col(c_exit));
-			ev.job.derived_exit_code = std::string(col(c_dexit));
-			ev.job.start_us = sacct_time(col(c_start));
-			ev.job.times_local = true;
-			ev.job.end_us = sacct_time(col(c_end));
-			ev.job.elapsed_s = sacct_duration_s(col(c_elapsed));
-			ev.job.timelimit_s = sacct_duration_s(col(c_limit));
+			job.job_id = std::string(id);
+			take_state(job, uncut(col(c_state), table));
+			job.exit_code = std::string(col(c_exit));
+			job.derived_exit_code = std::string(col(c_dexit));
+			job.start_us = sacct_time(col(c_start));
+			job.times_local = true;
+			job.end_us = sacct_time(col(c_end));
+			job.elapsed_s = sacct_duration_s(col(c_elapsed));
+			job.timelimit_s = sacct_duration_s(col(c_limit));
 			// A node list cut short would name the wrong nodes.
 			std::string_view nodes = col(c_nodes);
-			ev.job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
-			ev.job.reason = std::string(uncut(col(c_reason), table));
+			job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
+			job.reason = std::string(uncut(col(c_reason), table));
 		} else if (!id.empty() && !skip_attempt) {
-			ev.job.steps.emplace_back(std::string(id), std::string(uncut(col(c_state), table)));
+			job_facts &job = other >= 0 ? ev.other_jobs[static_cast<size_t>(other)] : ev.job;
+			job.steps.emplace_back(std::string(id), std::string(uncut(col(c_state), table)));
 		}
 	}
 	return !ev.job.job_id.empty();
