@@ -87,8 +87,11 @@ void stack_dump_reader::close_process()
 void stack_dump_reader::note(std::string_view body, std::string_view host, uint64_t line)
 {
 	// A dump's own header (a sweep's "### node07: py-spy dump --pid N",
-	// tail's "==> spy-node07.out <=="): it may name the host.
-	if (starts_with(body, "###") || starts_with(body, "== ") || starts_with(body, "==> ")) {
+	// "=== node07 pid=N RANK=3", tail's "==> spy-node07.out <=="): it may
+	// name the host.
+	const size_t rule = body.find_first_not_of('=');
+	const bool ruled = rule >= 2 && rule != std::string_view::npos && (body[rule] == ' ' || body[rule] == '>');
+	if (starts_with(body, "###") || ruled) {
 		close_process();
 		header.assign(trim_blanks(body).substr(0, max_header));
 		header_rank = rank_in_header(header);
