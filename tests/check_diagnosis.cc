@@ -1896,6 +1896,101 @@ START_TEST(year_less_stamps_take_the_year_of_a_dated_file)
 }
 END_TEST
 
+// A framework refusing its configuration at the first epoch's end (a
+// metric the scheduler watches is missing) raised after the ranks had
+// stepped: the training's own error. The same refusal before any step is
+// the start-up's.
+START_TEST(a_refused_configuration_after_training_stepped_is_the_trainings)
+{
+	for (bool stepped : {true, false}) {
+		bundle b;
+		std::string log = two_nodes_of_four();
+		if (stepped)
+			log += "Epoch 0:  10%|#         | 53/530 [00:32<04:54,  1.62it/s, v_num=7f3q, train_loss_step=2.766]\n"
+			       "Epoch 0:  54%|#####     | 287/530 [02:57<02:30,  1.62it/s, v_num=7f3q, train_loss_step=2.552]\n"
+			       "Epoch 0: 100%|##########| 530/530 [05:27<00:00,  1.62it/s, v_num=7f3q, train_loss_step=2.471]\n";
+		log += "Traceback (most recent call last):\n"
+		       "  File \"run.py\", line 88, in <module>\n"
+		       "    trainer.fit(model)\n"
+		       "lightning_fabric.utilities.exceptions.MisconfigurationException: ReduceLROnPlateau conditioned on "
+		       "metric val_loss which is not available.\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), stepped ? "python_exception" : "launch_failure");
+	}
+}
+END_TEST
+
+// sacct listing the run that timed out and its resubmission that failed:
+// the log's stamps fall in the resubmission's run, so that is the job
+// judged (not the first listed); with no stamp in either run, the first
+// listed stays.
+START_TEST(a_sacct_of_two_jobs_judges_the_one_the_log_ran_in)
+{
+	for (bool stamped : {true, false}) {
+		bundle b;
+		b.file("sacct.txt", "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+				    "8811730|sft|TIMEOUT|0:0|2025-06-10T18:00:02|2025-06-11T06:00:27|lx-gpu[041-042]\n"
+				    "8811730.0|torchrun|CANCELLED|0:15|2025-06-10T18:00:09|2025-06-11T06:00:29|lx-gpu[041-042]\n"
+				    "8812044|sft|FAILED|1:0|2025-06-11T08:38:51|2025-06-11T08:41:24|lx-gpu[041-042]\n"
+				    "8812044.0|torchrun|FAILED|1:0|2025-06-11T08:39:04|2025-06-11T08:41:23|lx-gpu[041-042]\n");
+		std::string when = stamped ? "[E0611 08:40:12.113 ProcessGroupNCCL.cpp:1895] " : "";
+		b.file("job.log", "[rank0]:" + when + "[PG ID 0 PG GUID 0(default_pg) Rank 0] Process group watchdog thread "
+				  "terminated with exception: NCCL error: remote process exited or there was a network "
+				  "error, NCCL version 2.21.5\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(v.job_id, stamped ? "8812044" : "8811730");
+	}
+}
+END_TEST
+
+// A node's kernel log named for a host with no digit in its name
+// ("dmesg.hw-b.txt"), a host the MPI launch was given by name: that node's
+// link went down before the ranks lost their connections, and the job had
+// been stepping (its last step stamped) before the link went: the node is
+// the first host.
+START_TEST(a_link_down_on_a_node_the_launch_named_is_that_nodes)
+{
+	bundle b;
+	b.file("job.log", "+ horovodrun --gloo -np 4 -H hw-a:2,hw-b:2 python train.py\n"
+			  "[0]<stdout>:2025-03-11 13:58:23 step   3800 loss 0.12484\n"
+			  "[0]<stdout>:2025-03-11 14:01:23 step   4000 loss 0.12679\n"
+			  "[2]<stderr>:[2025-03-11 14:19:35.204417: E horovod/common/operations.cc:697] Horovod background loop "
+			  "uncaught exception: [third_party/gloo/gloo/transport/tcp/pair.cc:427] Write error [172.20.8.23]:39950: "
+			  "Connection timed out\n"
+			  "[0]<stderr>:[2025-03-11 14:21:07.131255: E horovod/common/operations.cc:697] Horovod background loop "
+			  "uncaught exception: [third_party/gloo/gloo/transport/tcp/pair.cc:566] Read error [172.20.8.22]:52214: "
+			  "Connection reset by peer\n");
+	b.file("dmesg.hw-b.txt", "[Tue Mar 11 14:04:02 2025] ice 0000:b1:00.0 ens2f0: NIC Link is Down\n");
+	verdict v = b.run();
+	DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");
+	DIAG_CK_STR_EQ(v.first_host, "hw-b");
+}
+END_TEST
+
+// A dump loop whose headers are ruled with three '=' and name each
+// process's rank: the one rank whose main thread is elsewhere hung.
+START_TEST(a_dump_header_ruled_with_three_equals_names_the_rank)
+{
+	bundle b;
+	b.file("job.log", "slurmstepd: error: *** JOB 3310982 ON hgx-03 CANCELLED AT 2026-04-09T14:06:31 ***\n");
+	std::string dump;
+	for (int r = 0; r < 4; r++) {
+		dump += "=== hgx-03 pid=" + std::to_string(7000 + r) + " RANK=" + std::to_string(r) + " LOCAL_RANK=" +
+			std::to_string(r) + "\n"
+			"Process " + std::to_string(7000 + r) + ": ray::WorkerDict.update_actor\n"
+			"Python v3.10.12 (/usr/bin/python3.10)\n\n"
+			"Thread " + std::to_string(7000 + r) + " (active): \"MainThread\"\n" +
+			(r == 2 ? "    _unshard (torch/distributed/fsdp/_runtime_utils.py:299)\n"
+				: "    _optimizer_step (verl/workers/actor/dp_actor.py:241)\n") +
+			"    update_policy (verl/workers/actor/dp_actor.py:563)\n\n";
+	}
+	b.file("py-spy.txt", dump);
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "collective_hang", 2);
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -1971,6 +2066,10 @@ static Suite *suite()
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
 	tcase_add_test(t, the_one_rank_that_skipped_a_nan_step_before_a_silence_hung);
+	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
+	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
+	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);
+	tcase_add_test(t, a_dump_header_ruled_with_three_equals_names_the_rank);
 	suite_add_tcase(s, t);
 	return s;
 }
