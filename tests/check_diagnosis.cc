@@ -1523,8 +1523,9 @@ END_TEST
 
 START_TEST(a_pasted_commands_output_is_its_pods_or_nodes)
 {
-	// Output pasted under its command: what "kubectl logs POD" prints is
-	// that pod's, what "kubectl describe node N" prints that node's, until
+	// Output pasted under its command: what "kubectl logs POD" or "kubectl
+	// get pod POD" prints is that pod's, what "kubectl describe node N"
+	// prints that node's, until
 	// the next command. A command that names several objects (a selector)
 	// or none names no host.
 	struct shape {
@@ -1533,6 +1534,9 @@ START_TEST(a_pasted_commands_output_is_its_pods_or_nodes)
 		{"$ kubectl -n llm logs --tail=200 bert-ft-worker-1", "bert-ft-worker-1"},
 		{"$ kubectl logs pod/bert-ft-worker-1 -c pytorch", "bert-ft-worker-1"},
 		{"$ kubectl describe node gke-a100-pool-7c1e-x6qv | sed -n '/^Events:/,$p'", "gke-a100-pool-7c1e-x6qv"},
+		{"$ kubectl -n llm get pod bert-ft-worker-1 -o yaml | yq .status", "bert-ft-worker-1"},
+		{"$ kubectl get node/gke-a100-pool-7c1e-x6qv -o yaml", "gke-a100-pool-7c1e-x6qv"},
+		{"$ kubectl get pods -o wide", ""},
 		{"$ kubectl logs -l job-name=bert-ft --prefix", ""},
 		{"$ cat train.log", ""},
 	};
@@ -1991,6 +1995,32 @@ START_TEST(a_dump_header_ruled_with_three_equals_names_the_rank)
 }
 END_TEST
 
+// Every node's ranks report InfiniBand completion errors in the same
+// second (the fabric's, no one link's); one node's adapter alone also
+// reported its port failing: that node is the end that broke. Without
+// that report no node is singled out.
+START_TEST(the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_first)
+{
+	for (bool port_error : {true, false}) {
+		bundle b;
+		std::string log;
+		const char *hosts[] = {"node01", "node02", "node03"};
+		for (int r = 0; r < 3; r++)
+			log += init_complete(r, hosts[r], 3000 + r, "18000", 3);
+		if (port_error)
+			log += "node02:3001:3090 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n";
+		for (int r = 0; r < 3; r++)
+			log += std::string(hosts[r]) + ":" + std::to_string(3000 + r) + ":" + std::to_string(3090 + r) +
+			       " [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.50.0." +
+			       std::to_string(9 + r) + "<4" + std::to_string(r) + "461> with status=12 opcode=0 len=0 vendor err 129 (Send)\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");
+		DIAG_CK_STR_EQ(v.first_host, port_error ? "node02" : "");
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -2070,6 +2100,7 @@ static Suite *suite()
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);
 	tcase_add_test(t, a_dump_header_ruled_with_three_equals_names_the_rank);
+	tcase_add_test(t, the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_first);
 	suite_add_tcase(s, t);
 	return s;
 }

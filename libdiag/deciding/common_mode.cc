@@ -32,6 +32,23 @@ int sole_host_of_failed_ranks(const evidence &ev)
 	return hosts.size() == 1 ? *hosts.begin() : -1;
 }
 
+// The one host whose own adapter reported a fault of its own (a rule of
+// node scope naming no peer: an HCA's port error, a link gone down on it),
+// or -1 where none or several did.
+int sole_host_of_own_adapter_fault(const evidence &ev)
+{
+	int host = -1;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.decoy || e.cls != failure_class::network || e.role != event_role::initiating ||
+		    !e.r || e.r->scope != rule::fault_scope::node || !e.capture("peer").empty() || e.host < 0)
+			continue;
+		if (host >= 0 && host != e.host)
+			return -1;
+		host = e.host;
+	}
+	return host;
+}
+
 // Whether one node is an end of every report of best's fault at once: the
 // reporter itself or the peer it names (a node whose link went down, that
 // its peers name while it names one of them).
@@ -153,6 +170,11 @@ void pass_common_mode(diagnosis_context &cx)
 		// one whose ranks ended with an error of their own, if one.
 		if (known_hosts.empty())
 			cx.d.common_host = sole_host_of_failed_ranks(cx.ev);
+		// Transport errors on every node at once, and one of them whose
+		// own adapter reported its port failing: that node is the end
+		// that broke, the others lost their links to it.
+		if (fabric && cx.d.common_host < 0)
+			cx.d.common_host = sole_host_of_own_adapter_fault(cx.ev);
 	}
 }
 

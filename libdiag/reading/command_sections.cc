@@ -86,6 +86,20 @@ std::string_view command_section_host(std::string_view seg)
 			pod = p;
 		return object_name(pod) ? pod : std::string_view();
 	}
+	// One object fetched by name ("get pod NAME -o yaml"): its status and
+	// events are that pod's or node's (a listing of several names none).
+	if (args.size() >= 2 && args.size() <= 3 && args[0] == "get") {
+		if (args.size() == 2) {
+			for (std::string_view kind : {"pod/", "pods/", "node/", "nodes/"})
+				if (std::string_view n = strip_kind(args[1], kind); !n.empty())
+					return object_name(n) ? n : std::string_view();
+			return {};
+		}
+		for (std::string_view kind : {"pod", "pods", "po", "node", "nodes", "no"})
+			if (args[1] == kind)
+				return object_name(args[2]) ? args[2] : std::string_view();
+		return {};
+	}
 	// (A pod's description names its node on a line of its own, which the
 	// reader takes: only a node's is the command's.)
 	if (args.size() >= 2 && args[0] == "describe") {
