@@ -311,8 +311,16 @@ START_TEST(prefix_styles)
 	DIAG_CK_STR_EQ(std::string(id.body), "{'task': 'train', 'rate': 399.4}");
 	id = parse_prefix("copying to [stderr] file");
 	DIAG_CK_STR_EQ(std::string(id.body), "copying to [stderr] file");
+	// A wrapper's "[host:index]:" (sed's "[$(hostname):${SLURM_PROCID}]:"):
+	// the host, the index as its writer's own number, never a rank.
+	id = parse_prefix("[ip-10-4-170-31:19]:OSError: [Errno 12] Cannot allocate memory");
+	DIAG_CK_STR_EQ(std::string(id.host), "ip-10-4-170-31");
+	ck_assert_int_eq(id.rank, -1);
+	ck_assert_int_eq(id.pid, 19);
+	DIAG_CK_STR_EQ(std::string(id.body), "OSError: [Errno 12] Cannot allocate memory");
 	// A clock, a device or a counter in brackets is no host.
-	for (const char *no : {"[09:25:10] loss 2.3", "[cuda:12] x", "[rank3:120] x", "[gpu-c12:x7] x"}) {
+	for (const char *no : {"[09:25:10] loss 2.3", "[cuda:12] x", "[rank3:120] x", "[gpu-c12:x7] x", "[rank3:12]:x",
+			       "[09:25]:x"}) {
 		id = parse_prefix(no);
 		ck_assert_msg(id.host.empty(), "%s", no);
 	}

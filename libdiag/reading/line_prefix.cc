@@ -264,6 +264,28 @@ bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t 
 	return true;
 }
 
+// A wrapper's own tag of host and index ("[gpu-a07:19]:", sed's
+// "[$(hostname):${SLURM_PROCID}]:", torchrun --tee under a role named for
+// the host): the host, and the index as the writer's own number (a rank
+// on one wrapper, a local rank on another: no rank is taken from it).
+bool host_index_tag(std::string_view s, std::string_view &host, int &index, size_t &len)
+{
+	std::string_view head = s.substr(0, 80);
+	size_t colon = head.find(':'), close = head.find("]:");
+	if (s.empty() || s[0] != '[' || colon == std::string_view::npos || close == std::string_view::npos ||
+	    colon > close || colon < 2 || close - colon - 1 < 1 || close - colon - 1 > 6)
+		return false;
+	std::string_view tok = s.substr(1, colon - 1);
+	long long v;
+	if (!hostname_like(tok) || !isalpha(static_cast<unsigned char>(tok[0])) || counter_word(tok) ||
+	    !parse_uint(s.substr(colon + 1, close - colon - 1), v))
+		return false;
+	host = tok;
+	index = static_cast<int>(v);
+	len = close + 2;
+	return true;
+}
+
 // Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
 // MPI_COMM_WORLD: the global rank of Horovod and other MPI launches);
 // horovodrun's own launcher (gloo) tags with the rank alone: "[5]<stderr>:".
@@ -633,6 +655,14 @@ line_identity parse_prefix(std::string_view line)
 			}
 			if (id.host.empty() && id.pid <= 0)
 				if (std::string_view h; opal_host_pid(s, h, num, len)) {
+					id.host = h;
+					id.pid = num;
+					s = s.substr(len);
+					continue;
+				}
+			// (Its index keys the writer as a pid would: one process.)
+			if (round == 0 && id.host.empty() && id.pid <= 0)
+				if (std::string_view h; host_index_tag(s, h, num, len)) {
 					id.host = h;
 					id.pid = num;
 					s = s.substr(len);
