@@ -2021,6 +2021,37 @@ START_TEST(the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_f
 }
 END_TEST
 
+// A job that had stepped for hours collapses: every rank's watchdog
+// times out in an all-reduce that began ten minutes before, and torchrun's
+// restart then cannot reach its store. The restart's failure is the
+// collapse's aftermath. Where node01's kernel saw its link go down as
+// that collective began, the link stalled it (network, node01); where no
+// kernel says so, the ranks hung.
+START_TEST(a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is)
+{
+	for (bool link_down : {true, false}) {
+		bundle b;
+		std::string log = two_nodes_of_four();
+		log += "[rank0]:2026-10-26 03:20:00,100 step 100 loss 2.10\n"
+		       "[rank0]:2026-10-26 03:25:00,100 step 200 loss 2.01\n"
+		       "[rank0]:2026-10-26 03:30:00,100 step 300 loss 1.98\n";
+		for (int r = 0; r < 8; r++)
+			log += watchdog(r, "03:41:40.050", 94003, 94003, 94002);
+		log += "torch.distributed.DistStoreError: Socket Timeout\n";
+		b.file("job.log", log);
+		if (link_down)
+			b.file("kern.node01.log", "2026-10-26T03:31:44+0000 node01 kernel: ixgbe 0000:18:00.0 eno1: NIC Link is Down\n");
+		verdict v = b.run();
+		if (link_down) {
+			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");
+			DIAG_CK_STR_EQ(v.first_host, "node01");
+		} else {
+			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "collective_hang");
+		}
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -2101,6 +2132,7 @@ static Suite *suite()
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);
 	tcase_add_test(t, a_dump_header_ruled_with_three_equals_names_the_rank);
 	tcase_add_test(t, the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_first);
+	tcase_add_test(t, a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is);
 	suite_add_tcase(s, t);
 	return s;
 }

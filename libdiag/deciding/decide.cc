@@ -16,6 +16,38 @@ namespace diag {
 
 namespace {
 
+// A collective's watchdog fires its timeout after the collective began;
+// the link that went down then (within a minute either side of the
+// earliest such start) is what stalled it.
+constexpr int64_t link_slack_us = 60LL * 1000000;
+
+// The one node's kernel link failure at the start of the collective the
+// ranks timed out in (the earliest watchdog's time less its timeout), or
+// nullptr where no such timeout says when it began, or no one node's link
+// went down then.
+const event *link_down_as_the_collective_began(const evidence &ev)
+{
+	int64_t began = no_time, fired = no_time;
+	for (const auto &e : ev.events) {
+		long long tmo = 0;
+		if (e.dropped || e.kind != rule_kind::watchdog || e.time_us == no_time ||
+		    !parse_uint_str(e.capture("timeout_ms"), tmo) || tmo <= 0 || tmo > 7LL * 24 * 3600 * 1000)
+			continue;
+		const int64_t start = e.time_us - static_cast<int64_t>(tmo) * 1000;
+		if (began == no_time || start < began)
+			began = start;
+		if (fired == no_time || e.time_us < fired)
+			fired = e.time_us;
+	}
+	if (began == no_time)
+		return nullptr;
+	const event *link = one_node_saw_its_link_fail(ev, fired);
+	if (!link || link->time_us == no_time || link->time_us < began - link_slack_us ||
+	    link->time_us > began + link_slack_us)
+		return nullptr;
+	return link;
+}
+
 // The job's host a network error's peer names ("10.44.2.12<48211>",
 // "pe-x13<50387>", "pe-x13.cluster<...>"): by an address a host's lines
 // gave, else by its name.
@@ -387,6 +419,20 @@ void without_initiator(diagnosis_context &cx)
 			d.cls = why->cls;
 		return;
 	}
+	// The ranks timed out in a collective that began as one node's
+	// kernel saw its own link go down (and only that node's): the link's
+	// loss stalled it, not a rank.
+	if (hv.suspects.empty() && hv.reporting() > 0)
+		if (const event *link = link_down_as_the_collective_began(ev)) {
+			d.cls = failure_class::network;
+			d.first = link;
+			d.first_host = link->host;
+			d.rank_singled_out = true;
+			d.confidence = "low";
+			d.notes.push_back("the ranks timed out in a collective that began as " + ev.host_name(link->host) +
+					  "'s kernel saw its network link go down");
+			return;
+		}
 	if (hv.reporting() > 0 || !hv.suspects.empty()) {
 		d.cls = failure_class::collective_hang;
 		if (hv.suspects.size() == 1) {

@@ -166,22 +166,6 @@ void store_server_rank(diagnosis_context &cx)
 			  ", which rank 0 starts; the failure that names no rank is rank 0's");
 }
 
-// Whether the job's training had stepped in the fault's own file before
-// the fault's line (a writer's progress lines, two at least, all above
-// it; one bar is as often a dataset's preparation): a configuration the
-// framework refused only then (a metric a scheduler watches, missing at
-// the first epoch's end) is the training's own error, not its start-up's.
-bool trained_before(const evidence &ev, const event &e)
-{
-	for (const auto &p : ev.last_progress) {
-		auto first = ev.first_progress.find(p.first);
-		if (static_cast<uint32_t>(p.first >> 32) == e.file && p.second < e.line &&
-		    first != ev.first_progress.end() && first->second < p.second)
-			return true;
-	}
-	return false;
-}
-
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
@@ -190,7 +174,7 @@ void pass_launch_phase(diagnosis_context &cx)
 	// An exception a launch rule knows (a refused configuration, a missing
 	// module) raised after training had stepped is no start-up failure.
 	if (d.cls == failure_class::launch_failure && d.first && d.first->kind == rule_kind::exception &&
-	    !d.first->at_startup && trained_before(cx.ev, *d.first)) {
+	    !d.first->at_startup && stepped_before(cx.ev, d.first->file, d.first->line)) {
 		d.cls = failure_class::python_exception;
 		d.notes.push_back("the exception came after the training had made progress: not a start-up failure");
 		return;

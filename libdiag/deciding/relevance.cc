@@ -405,6 +405,29 @@ void note_set_aside(diagnosis_context &cx)
 	}
 }
 
+// A start-up failure (a store or rendezvous it could not reach) below a
+// running job's collapse in the same file: the training had stepped, its
+// ranks had then failed or timed out, and a launcher restarting them
+// could not start again. The restart's failure is the collapse's
+// aftermath, not its cause.
+void mark_restart_failures(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	for (auto &e : ev.events) {
+		if (e.dropped || e.decoy || e.cls != failure_class::launch_failure || e.role != event_role::initiating ||
+		    is_kernel(ev, e) || !stepped_before(ev, e.file, e.line))
+			continue;
+		for (const auto &x : ev.events) {
+			if (x.dropped || x.file != e.file || x.line >= e.line || !stepped_before(ev, x.file, x.line) ||
+			    (x.role != event_role::victim && x.kind != rule_kind::watchdog) || x.cls == failure_class::launch_failure)
+				continue;
+			e.decoy = true;
+			e.why_not = "a restart's start-up failure after the running job had collapsed (" + ev.where(x) + ")";
+			break;
+		}
+	}
+}
+
 void pass_relevance(diagnosis_context &cx)
 {
 	job_window(cx);
@@ -412,6 +435,7 @@ void pass_relevance(diagnosis_context &cx)
 	drop_other_jobs(cx);
 	drop_other_processes(cx);
 	mark_survived(cx);
+	mark_restart_failures(cx);
 	mark_servers_back(cx);
 	mark_nodes_back(cx);
 	note_set_aside(cx);

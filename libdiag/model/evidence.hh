@@ -250,4 +250,18 @@ private:
 
 inline uint64_t writer_key(uint32_t file, uint32_t key) { return (static_cast<uint64_t>(file) << 32) | key; }
 
+// Whether a writer of the file had stepped before the line: two progress
+// lines of its own or more, all above it (one bar alone is as often a
+// dataset's preparation as training).
+inline bool stepped_before(const evidence &ev, uint32_t file, uint64_t line)
+{
+	for (const auto &p : ev.last_progress) {
+		auto first = ev.first_progress.find(p.first);
+		if (static_cast<uint32_t>(p.first >> 32) == file && p.second < line && first != ev.first_progress.end() &&
+		    first->second < p.second)
+			return true;
+	}
+	return false;
+}
+
 } // namespace diag

@@ -43,6 +43,10 @@ public:
 	void for_each_segment(std::string_view raw, F &&fn)
 	{
 		if (is_plain(raw)) {
+			// (Trailing blanks carry nothing, as strip() says: a line
+			// reads the same whatever its line ending.)
+			while (!raw.empty() && raw.back() == ' ')
+				raw.remove_suffix(1);
 			if (!raw.empty())
 				fn(raw);
 			return;

@@ -1096,7 +1096,9 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// steps, and for the last stamped one while the newest
 				// had no stamp of its own, a few lines back at most.)
 				const bool want_stamp = !stamped_found && w.progress_line - w.pending_line[i] < pace_since_stamp;
-				if (!stepping && !want_stamp)
+				// (Until the writer's first progress line is known, the
+				// oldest candidates count too.)
+				if (!stepping && !want_stamp && w.first_progress_line && w.first_progress_line < w.progress_line)
 					break;
 			}
 		}
