@@ -2052,6 +2052,30 @@ START_TEST(a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_i
 }
 END_TEST
 
+// The driver said a GPU of node01 needs a reset hours before the job
+// (Xid 154) and nothing reset it: the rank there that could not use its
+// GPU as the job started met the GPU's standing fault. Where node01 booted
+// since, the GPU was reset and the failure is the start-up's.
+START_TEST(a_gpu_left_needing_a_reset_fails_the_next_job_on_it)
+{
+	for (bool booted : {false, true}) {
+		bundle b;
+		b.file("sacct.txt", sacct_failed);
+		b.file("job.log", two_nodes_of_four() +
+					  "[rank1]:RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n");
+		std::string kern = "2026-10-25T22:27:44+0000 node01 kernel: NVRM: Xid (PCI:0000:2a:00): 154, GPU recovery "
+				   "action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n";
+		if (booted)
+			kern += "2026-10-26T01:10:00+0000 node01 kernel: Linux version 5.15.0-105-generic (buildd@lcy02) "
+				"(gcc 11.4.0)\n";
+		b.file("kern.node01.log", kern);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), booted ? "launch_failure" : "gpu_hardware");
+		DIAG_CK_STR_EQ(v.first_host, "node01");
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -2133,6 +2157,7 @@ static Suite *suite()
 	tcase_add_test(t, a_dump_header_ruled_with_three_equals_names_the_rank);
 	tcase_add_test(t, the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_first);
 	tcase_add_test(t, a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is);
+	tcase_add_test(t, a_gpu_left_needing_a_reset_fails_the_next_job_on_it);
 	suite_add_tcase(s, t);
 	return s;
 }

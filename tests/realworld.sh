@@ -277,11 +277,11 @@
 # faults, stops outside Slurm, host and shared memory, GPU hardware against
 # look-alikes, cloud fabrics, schedulers other than Slurm), first scored
 # held-out 20/31, 30/31, 14/20 (dev 23/32, 27/32, 21/27); with the round's
-# engine held-out 0.772/0.850/0.779 (1069/1384, 1177/1384, 717/920; the
+# engine held-out 0.773/0.850/0.779 (1070/1384, 1177/1384, 717/920; the
 # 1321 held-out cases of the round's start 1023/1120/691 against
-# 1028/1121/693), dev 0.910/0.915/0.887 (1298/1427, 1306/1427, 871/982):
+# 1028/1121/693), dev 0.910/0.915/0.887 (1299/1427, 1306/1427, 871/982):
 # the dev class floor to 0.90 for the new dev halves (0.72 at first score),
-# 1298/1427 sitting just under 0.91.
+# 1299/1427 sitting on 0.910 with one case to spare.
 # Raise them as the engine improves;
 # the goal (issue 11) is 0.95 on each. Override with REALWORLD_MIN_CLASS,
 # REALWORLD_MIN_RANK, REALWORLD_MIN_HOST (held-out) and REALWORLD_DEV_MIN_*.

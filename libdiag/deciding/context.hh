@@ -109,6 +109,10 @@ bool kernel_link_fault(const evidence &ev, const event &e, int host);
 // latest such line at or before broke, else the first), or null where no
 // node or several did (peer_fault.cc).
 const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke);
+// An Xid 154 whose recovery action (a GPU reset, a node reboot) no later
+// line of that GPU cleared and no boot of its node since performed: the
+// GPU stays unusable, whichever job ran when the driver said so.
+bool standing_recovery_action(const evidence &ev, const event &e);
 // A network error's peer capture as the address alone (peer_fault.cc).
 std::string peer_address(std::string peer);
 // How many ranks of best's host reported best's fault within a second of

@@ -180,6 +180,19 @@ void pass_launch_phase(diagnosis_context &cx)
 		return;
 	}
 	store_server_rank(cx);
+	// A process that could not use its GPU (or met a CUDA error) as the job
+	// started, on a node whose driver had said a GPU there needs a reset or
+	// a reboot, and none came: the GPU's standing fault, not the set-up.
+	if ((d.cls == failure_class::launch_failure || d.cls == failure_class::cuda_error) && d.first &&
+	    d.first->host >= 0 && nothing_ran(cx.ev))
+		for (const auto &x : cx.ev.events)
+			if (!x.dropped && x.host == d.first->host && standing_recovery_action(cx.ev, x) &&
+			    (d.first->time_us == no_time || x.time_us < d.first->time_us)) {
+				d.cls = failure_class::gpu_hardware;
+				d.notes.push_back("the driver had said a GPU on " + cx.ev.host_name(x.host) +
+						  " needs recovery (" + cx.ev.where(x) + ") and none came: the GPU's fault");
+				return;
+			}
 	// NCCL errors that only relay a failure (ncclInternalError), with no
 	// initiating fault, passed back through NCCL's set-up code (its init
 	// trail, or a traceback through ncclCommInitRank) before anything ran:

@@ -121,7 +121,9 @@ void drop_outside_window(diagnosis_context &cx)
 						 static_cast<int64_t>(cx.clk.uncertainty(e.host) * static_cast<double>(us_per_s))
 				       : is_kernel(cx.ev, e) ? kernel_lead_us
 							     : record_lead_us;
-		if (e.time_us < cx.job_start_us - lead || (end_known && e.time_us > cx.job_end_us + kernel_tail_us)) {
+		// (A GPU the driver said needs a reset stays so: no older job's.)
+		if ((e.time_us < cx.job_start_us - lead && !standing_recovery_action(cx.ev, e)) ||
+		    (end_known && e.time_us > cx.job_end_us + kernel_tail_us)) {
 			e.dropped = true;
 			e.why_not = "before or after the job";
 		}

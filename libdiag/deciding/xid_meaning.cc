@@ -4,6 +4,22 @@
 
 namespace diag {
 
+bool standing_recovery_action(const evidence &ev, const event &e)
+{
+	const std::string action = e.capture("action");
+	if (e.kind != rule_kind::xid || action.empty() || action == "0x0" || action == "0" || e.time_us == no_time)
+		return false;
+	for (const auto &x : ev.events) {
+		if (x.host != e.host || x.time_us == no_time || x.time_us <= e.time_us)
+			continue;
+		if (x.r && x.r->id == "node.kernel_boot")
+			return false; // (a boot resets every GPU)
+		if (x.capture("pci") == e.capture("pci") && (x.capture("action") == "0x0" || x.capture("action") == "0"))
+			return false;
+	}
+	return true;
+}
+
 void pass_xid_meaning(diagnosis_context &cx)
 {
 	for (auto &e : cx.ev.events) {
