@@ -40,6 +40,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/reading/sacct_reader.hh %reldir%/reading/sacct_reader.cc \
 	%reldir%/reading/qacct_record.hh %reldir%/reading/qacct_record.cc \
 	%reldir%/reading/slurm_nodelist.hh %reldir%/reading/slurm_nodelist.cc \
+	%reldir%/reading/launch_hosts.hh %reldir%/reading/launch_hosts.cc \
 	%reldir%/reading/torchelastic_reader.hh %reldir%/reading/torchelastic_reader.cc \
 	%reldir%/reading/plugin_records.hh %reldir%/reading/plugin_records.cc \
 	%reldir%/model/gpu_health.hh \

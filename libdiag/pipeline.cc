@@ -5,6 +5,7 @@
 #include "fr/fr_bridge.hh"
 #include "reading/gpu_health_readers.hh"
 #include "reading/gzip_text.hh"
+#include "reading/launch_hosts.hh"
 #include "reading/fd_io.hh"
 #include "reading/file_prefetch.hh"
 #include "reading/line_reader.hh"
@@ -515,17 +516,17 @@ void choose_the_logged_job(evidence &ev)
 	constexpr int64_t slack_us = 10LL * 60 * 1000000;
 	auto score = [&](const job_facts &job) {
 		long n = 0;
+		ts_context ctx;
+		ctx.reference_us = job.start_us;
+		ctx.tz_known = true;
+		const int64_t end = job.end_us != no_time ? job.end_us : job.start_us;
 		for (const auto &e : ev.events) {
-			if (!e.capture("job").empty() && e.capture("job") == job.job_id)
+			if (!job.job_id.empty() && e.capture("job") == job.job_id)
 				n += 1000;
 			if (job.start_us == no_time || e.ts.kind == ts_kind::none || e.file >= ev.sources().size() ||
 			    ev.sources()[e.file].kind == source_kind::kernel_log)
 				continue;
-			ts_context ctx;
-			ctx.reference_us = job.start_us;
-			ctx.tz_known = true;
 			auto t = resolve_timestamp(e.ts, ctx);
-			const int64_t end = job.end_us != no_time ? job.end_us : job.start_us;
 			if (t && *t >= job.start_us - slack_us && *t <= end + slack_us)
 				n++;
 		}
@@ -552,17 +553,9 @@ std::set<std::string> hosts_given(const evidence &ev)
 	std::set<std::string> out;
 	for (const std::string &n : expand_nodelist(ev.job.nodelist))
 		out.insert(n);
-	for (const auto &e : ev.events) {
-		const std::string &l = e.capture("launch_hosts");
-		for (size_t at = 0; !l.empty() && at < l.size();) {
-			size_t comma = l.find(',', at);
-			std::string item = l.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-			out.insert(item.substr(0, item.rfind(':')));
-			if (comma == std::string::npos)
-				break;
-			at = comma + 1;
-		}
-	}
+	for (const auto &e : ev.events)
+		for (const auto &h : launch_host_slots(e.capture("launch_hosts")))
+			out.insert(h.first);
 	return out;
 }
 

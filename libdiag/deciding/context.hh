@@ -113,6 +113,10 @@ const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke);
 // line of that GPU cleared and no boot of its node since performed: the
 // GPU stays unusable, whichever job ran when the driver said so.
 bool standing_recovery_action(const evidence &ev, const event &e);
+// When the collective a watchdog timed out in began: the line's time less
+// its Timeout(ms) (no_time where it names none, or none sensible)
+// (relevance.cc).
+int64_t collective_began_us(const event &e);
 // A network error's peer capture as the address alone (peer_fault.cc).
 std::string peer_address(std::string peer);
 // How many ranks of best's host reported best's fault within a second of

@@ -11,10 +11,24 @@
 #include <csignal>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 namespace diag {
 
 namespace {
+
+// The node whose kernel saw its link fail is where the job broke: its line
+// is the first, with no rank of its own (low confidence: only victims
+// spoke of the job).
+void first_is_the_link(decision &d, const event &link, std::string note)
+{
+	d.first = &link;
+	d.first_host = link.host;
+	d.rank_singled_out = true;
+	d.confidence = "low";
+	d.notes.push_back(std::move(note));
+}
 
 // A collective's watchdog fires its timeout after the collective began;
 // the link that went down then (within a minute either side of the
@@ -29,11 +43,9 @@ const event *link_down_as_the_collective_began(const evidence &ev)
 {
 	int64_t began = no_time, fired = no_time;
 	for (const auto &e : ev.events) {
-		long long tmo = 0;
-		if (e.dropped || e.kind != rule_kind::watchdog || e.time_us == no_time ||
-		    !parse_uint_str(e.capture("timeout_ms"), tmo) || tmo <= 0 || tmo > 7LL * 24 * 3600 * 1000)
+		const int64_t start = e.dropped || e.kind != rule_kind::watchdog ? no_time : collective_began_us(e);
+		if (start == no_time)
 			continue;
-		const int64_t start = e.time_us - static_cast<int64_t>(tmo) * 1000;
 		if (began == no_time || start < began)
 			began = start;
 		if (fired == no_time || e.time_us < fired)
@@ -425,12 +437,9 @@ void without_initiator(diagnosis_context &cx)
 	if (hv.suspects.empty() && hv.reporting() > 0)
 		if (const event *link = link_down_as_the_collective_began(ev)) {
 			d.cls = failure_class::network;
-			d.first = link;
-			d.first_host = link->host;
-			d.rank_singled_out = true;
-			d.confidence = "low";
-			d.notes.push_back("the ranks timed out in a collective that began as " + ev.host_name(link->host) +
-					  "'s kernel saw its network link go down");
+			first_is_the_link(d, *link,
+					  "the ranks timed out in a collective that began as " + ev.host_name(link->host) +
+						  "'s kernel saw its network link go down");
 			return;
 		}
 	if (hv.reporting() > 0 || !hv.suspects.empty()) {
@@ -473,14 +482,10 @@ void without_initiator(diagnosis_context &cx)
 			if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
 			    (broke == no_time || e.time_us < broke))
 				broke = e.time_us;
-		const event *link = one_node_saw_its_link_fail(ev, broke);
-		if (link) {
-			d.first = link;
-			d.first_host = link->host;
-			d.rank_singled_out = true;
-			d.confidence = "low";
-			d.notes.push_back("only victims' symptoms in the logs; of the job's nodes only " + ev.host_name(link->host) +
-					  "'s kernel saw its network link fail");
+		if (const event *link = one_node_saw_its_link_fail(ev, broke)) {
+			first_is_the_link(d, *link,
+					  "only victims' symptoms in the logs; of the job's nodes only " +
+						  ev.host_name(link->host) + "'s kernel saw its network link fail");
 			return;
 		}
 	}

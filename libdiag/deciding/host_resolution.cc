@@ -5,6 +5,7 @@
 
 #include "aligning/identities.hh"
 #include "deciding/exits.hh"
+#include "reading/launch_hosts.hh"
 #include "reading/slurm_nodelist.hh"
 
 #include <map>
@@ -185,21 +186,14 @@ int host_by_launch_slots(evidence &ev, int rank)
 	}
 	if (list.empty())
 		return -1;
-	std::vector<std::pair<std::string, long long>> hosts; // in order, with their slots
+	const std::vector<std::pair<std::string, long long>> hosts = launch_host_slots(list); // in order
+	if (hosts.empty())
+		return -1;
 	long long slots_in_all = 0;
-	for (size_t at = 0;;) {
-		size_t comma = list.find(',', at);
-		std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-		size_t colon = item.rfind(':');
-		long long slots = 0;
-		if (colon == std::string::npos || colon == 0 || !parse_uint_str(item.substr(colon + 1), slots) ||
-		    slots == 0 || slots > 4096)
+	for (const auto &h : hosts) {
+		if (h.second == 0 || h.second > 4096)
 			return -1;
-		hosts.emplace_back(item.substr(0, colon), slots);
-		slots_in_all += slots;
-		if (comma == std::string::npos)
-			break;
-		at = comma + 1;
+		slots_in_all += h.second;
 	}
 	// The host whose slots hold rank r.
 	auto slot_host = [&](long long r) -> const std::string * {

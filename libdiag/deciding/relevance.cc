@@ -69,9 +69,8 @@ void job_window(diagnosis_context &cx)
 			mx = std::max(mx, e.time_us);
 			// A collective that timed out was started its timeout
 			// earlier: the job was alive then.
-			long long tmo = 0;
-			if (parse_uint_str(e.capture("timeout_ms"), tmo) && tmo > 0 && tmo <= 7LL * 24 * 3600 * 1000)
-				mn = std::min(mn, e.time_us - static_cast<int64_t>(tmo) * 1000);
+			if (int64_t began = collective_began_us(e); began != no_time)
+				mn = std::min(mn, began);
 		}
 		// The ranks stepping (their last progress line stamped) were the
 		// job alive too, often long before its first fault.
@@ -391,22 +390,6 @@ void mark_nodes_back(diagnosis_context &cx)
 	}
 }
 
-} // namespace
-
-// The faults set aside, a few, with why: a verdict that differs from the
-// loudest line should say what it passed over.
-void note_set_aside(diagnosis_context &cx)
-{
-	int shown = 0;
-	for (const auto &e : cx.ev.events) {
-		if (e.role != event_role::initiating || e.why_not.empty() || !(e.dropped || e.decoy))
-			continue;
-		if (shown++ == 3)
-			break;
-		cx.d.notes.push_back("set aside " + cx.ev.where(e) + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
-	}
-}
-
 // A start-up failure (a store or rendezvous it could not reach) below a
 // running job's collapse in the same file: the training had stepped, its
 // ranks had then failed or timed out, and a launcher restarting them
@@ -427,6 +410,31 @@ void mark_restart_failures(diagnosis_context &cx)
 			e.why_not = "a restart's start-up failure after the running job had collapsed (" + ev.where(x) + ")";
 			break;
 		}
+	}
+}
+
+} // namespace
+
+int64_t collective_began_us(const event &e)
+{
+	long long tmo = 0;
+	if (e.time_us == no_time || !parse_uint_str(e.capture("timeout_ms"), tmo) || tmo <= 0 ||
+	    tmo > 7LL * 24 * 3600 * 1000)
+		return no_time;
+	return e.time_us - static_cast<int64_t>(tmo) * 1000;
+}
+
+// The faults set aside, a few, with why: a verdict that differs from the
+// loudest line should say what it passed over.
+void note_set_aside(diagnosis_context &cx)
+{
+	int shown = 0;
+	for (const auto &e : cx.ev.events) {
+		if (e.role != event_role::initiating || e.why_not.empty() || !(e.dropped || e.decoy))
+			continue;
+		if (shown++ == 3)
+			break;
+		cx.d.notes.push_back("set aside " + cx.ev.where(e) + " (" + (e.r ? e.r->id : e.rule_id) + "): " + e.why_not);
 	}
 }
 

@@ -243,15 +243,16 @@ size_t stream_tag(std::string_view s)
 	return 0;
 }
 
-// Open MPI's own output and signal handler: "[gpn-c12:58233] " (the host
-// and pid of the process that writes); len covers the space.
-bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t &len)
+// "[host:number]" and what closes it (close: "] " or "]:"), the number of
+// min_digits to max_digits digits, within the line's first 80 bytes: the
+// host and the number; len covers the close.
+bool bracketed_host_number(std::string_view s, std::string_view close_with, size_t min_digits, size_t max_digits,
+			   std::string_view &host, int &number, size_t &len)
 {
-	// (A host and a pid fit in the line's first 80 bytes.)
 	std::string_view head = s.substr(0, 80);
-	size_t colon = head.find(':'), close = head.find("] ");
+	size_t colon = head.find(':'), close = head.find(close_with);
 	if (s.empty() || s[0] != '[' || colon == std::string_view::npos || close == std::string_view::npos ||
-	    colon > close || colon < 2 || close - colon - 1 < 2 || close - colon - 1 > 10)
+	    colon > close || colon < 2 || close - colon - 1 < min_digits || close - colon - 1 > max_digits)
 		return false;
 	std::string_view tok = s.substr(1, colon - 1);
 	long long v;
@@ -259,9 +260,16 @@ bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t 
 	    !parse_uint(s.substr(colon + 1, close - colon - 1), v))
 		return false;
 	host = tok;
-	pid = static_cast<int>(v);
-	len = close + 2;
+	number = static_cast<int>(v);
+	len = close + close_with.size();
 	return true;
+}
+
+// Open MPI's own output and signal handler: "[gpn-c12:58233] " (the host
+// and pid of the process that writes); len covers the space.
+bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t &len)
+{
+	return bracketed_host_number(s, "] ", 2, 10, host, pid, len);
 }
 
 // A wrapper's own tag of host and index ("[gpu-a07:19]:", sed's
@@ -270,20 +278,7 @@ bool opal_host_pid(std::string_view s, std::string_view &host, int &pid, size_t 
 // on one wrapper, a local rank on another: no rank is taken from it).
 bool host_index_tag(std::string_view s, std::string_view &host, int &index, size_t &len)
 {
-	std::string_view head = s.substr(0, 80);
-	size_t colon = head.find(':'), close = head.find("]:");
-	if (s.empty() || s[0] != '[' || colon == std::string_view::npos || close == std::string_view::npos ||
-	    colon > close || colon < 2 || close - colon - 1 < 1 || close - colon - 1 > 6)
-		return false;
-	std::string_view tok = s.substr(1, colon - 1);
-	long long v;
-	if (!hostname_like(tok) || !isalpha(static_cast<unsigned char>(tok[0])) || counter_word(tok) ||
-	    !parse_uint(s.substr(colon + 1, close - colon - 1), v))
-		return false;
-	host = tok;
-	index = static_cast<int>(v);
-	len = close + 2;
-	return true;
+	return bracketed_host_number(s, "]:", 1, 6, host, index, len);
 }
 
 // Open MPI's --tag-output: "[1,5]<stderr>:" (job id, then the rank in
