@@ -1351,6 +1351,41 @@ START_TEST(the_one_rank_that_skipped_a_nan_step_before_a_silence_hung)
 }
 END_TEST
 
+START_TEST(the_one_rank_a_round_ahead_before_a_silence_hung)
+{
+	// Six ranks each logged the end of their training loop within seconds
+	// of one another, epoch after epoch; in the last epoch rank 4 alone
+	// did (its loop a step short), the others never, and three hours later
+	// the time limit stopped the job: the stop ended a hang, rank 4's (it
+	// went into validation, they waited in the step it skipped). Where the
+	// limit came a minute after rank 4's line, the others were merely a
+	// moment behind: a healthy job stopped mid-round.
+	for (bool long_silence : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int epoch = 1; epoch <= 4; epoch++)
+			for (int r : {2, 0, 5, 1, 4, 3}) {
+				if (epoch == 4 && r != 4)
+					continue;
+				char line[200];
+				snprintf(line, sizeof(line),
+					 "[2024-11-03 %02d:%02d:%02d] [rank %d] epoch %d train loop finished after %d iters, "
+					 "running validation\n",
+					 epoch * 3, 4, 10 + r * 3, r, epoch, epoch == 4 ? 4999 : 5000);
+				log += line;
+			}
+		log += std::string("slurmstepd: error: *** JOB 2210944 ON rtx-n07 CANCELLED AT 2024-11-03T") +
+		       (long_silence ? "15:04:31" : "12:05:31") + " DUE TO TIME LIMIT ***\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (long_silence)
+			DIAG_CK_VERDICT(v, "collective_hang", 4);
+		else
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2151,6 +2186,7 @@ static Suite *suite()
 	tcase_add_test(t, a_node_kernel_seeing_four_pids_crash_at_once_is_no_one_rank);
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
 	tcase_add_test(t, the_one_rank_that_skipped_a_nan_step_before_a_silence_hung);
+	tcase_add_test(t, the_one_rank_a_round_ahead_before_a_silence_hung);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

@@ -683,6 +683,56 @@ bool stopped_long_after_one_went_alone(diagnosis_context &cx)
 	return true;
 }
 
+// How far past the ranks' own spread a silence after one went a round
+// ahead must go: the others, a minute apart at most each round before,
+// had not followed in this many times that.
+constexpr int64_t ahead_spread_factor = 20;
+constexpr int64_t ahead_spread_floor_us = 60LL * 1000000;
+
+// The job was stopped from outside long after one rank went a round
+// ahead (printed a line every rank had printed in step each round before,
+// once more, alone), nothing progressing since: its loop ended a step
+// before the others' and it went on alone, while they waited in the step
+// it never joined. The silence must dwarf the rounds' spread (a healthy
+// job stopped mid-round has one rank ahead by seconds).
+bool stopped_long_after_one_ran_ahead(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || !d.first || d.first->inherited_time || d.first->ts.kind == ts_kind::none)
+		return false;
+	const ahead_round *ahead = nullptr;
+	for (const auto &a : cx.ev.ahead_rounds) {
+		if (a.is_task && !cx.ev.tasks_are_ranks)
+			continue;
+		if (ahead)
+			return false; // one in each of two files: no one rank
+		ahead = &a;
+	}
+	if (!ahead || !same_reckoning(d.first->ts, ahead->stamp_kind, ahead->stamp_year))
+		return false;
+	const int64_t stop = file_local_us(d.first->ts);
+	const int64_t silence = stop == INT64_MIN ? -1 : stop - ahead->us;
+	if (silence < alone_silence_us ||
+	    silence < ahead_spread_factor * std::max(ahead->spread_us, ahead_spread_floor_us))
+		return false;
+	// Nothing stepped on after it.
+	for (const auto &m : cx.ev.progress_marks) {
+		if (!m.stamped || !same_reckoning(m.ts, ahead->stamp_kind, ahead->stamp_year))
+			continue;
+		const int64_t t = file_local_us(m.ts);
+		if (t > ahead->us && t < stop)
+			return false;
+	}
+	const long long minutes = silence / (60LL * 1000000);
+	const std::string r = std::to_string(ahead->rank);
+	ended_a_hang(d, ahead->rank,
+		     "it alone printed \"" + ahead->sample + "\" once more, a round ahead of the others, which had printed it "
+		     "in step " + std::to_string(ahead->rounds) + " times before",
+		     "rank " + r + " went a round ahead of the others " + std::to_string(minutes) +
+			     " minutes before the job was stopped, the others never following: the stop ended a hang");
+	return true;
+}
+
 // A cancel long after every rank's last progress, one rank behind the
 // others in steps: the cancellation ended that rank's hang.
 bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
@@ -759,7 +809,8 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 		stopped_while_one_stack_differed(cx) || interrupted_where_one_differed(cx) || one_pod_still_running(cx) ||
 		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || one_worker_gone_before_the_stop(cx) ||
 		stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
-		stopped_long_after_one_went_alone(cx) || stopped_long_after_its_pace(cx);
+		stopped_long_after_one_went_alone(cx) || stopped_long_after_one_ran_ahead(cx) ||
+		stopped_long_after_its_pace(cx);
 }
 
 } // namespace diag

@@ -130,6 +130,24 @@ struct lone_phase {
 	bool stamp_year = false;
 };
 
+// Who went one round ahead at the end: in one file, the one rank that
+// printed a kind of line once more than every other rank, after their
+// last one, where each earlier round all printed it within a short spread
+// of time (its loop ended a step early and it went on into its
+// evaluation, while the others waited in the step's collective).
+struct ahead_round {
+	uint32_t file = 0;
+	int rank = -1;          // or srun's task, when is_task
+	bool is_task = false;
+	uint64_t line = 0;      // its extra line
+	int64_t us = INT64_MIN; // that line's own time, file-local
+	ts_kind stamp_kind = ts_kind::none;
+	bool stamp_year = false;
+	int64_t spread_us = 0;  // the widest spread of an earlier round's times
+	int rounds = 0;         // the rounds every rank printed before it
+	std::string sample;     // one such line
+};
+
 // One process in a stack dump of live processes (reading/stack_dumps.hh).
 struct stack_dump {
 	uint32_t file = 0;
@@ -204,6 +222,7 @@ public:
 	std::vector<plugin_task> plugin_tasks;
 	std::vector<round_gap> round_gaps;
 	std::vector<lone_phase> lone_phases;
+	std::vector<ahead_round> ahead_rounds;
 	// The most ranks seen printing one kind of line in turn in one file
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;

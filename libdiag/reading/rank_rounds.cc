@@ -79,6 +79,11 @@ void rank_rounds::note(std::string_view body, int rank, uint64_t line, const ts_
 	r.last[2] = r.last[1];
 	r.last[1] = r.last[0];
 	r.last[0] = line;
+	r.last_us[2] = r.last_us[1];
+	r.last_us[1] = r.last_us[0];
+	r.last_us[0] = ts ? file_local_us(*ts) : INT64_MIN;
+	r.stamp_kind = ts ? ts->kind : ts_kind::none;
+	r.stamp_year = ts && ts->year != 0;
 }
 
 int rank_rounds::most_ranks() const
@@ -126,6 +131,76 @@ void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 		g.sample = k.second.sample;
 		out.push_back(std::move(g));
 	}
+}
+
+void rank_rounds::conclude_ahead(uint32_t file, bool is_task, std::vector<ahead_round> &out) const
+{
+	if (kinds_full)
+		return;
+	const ahead_round *found = nullptr;
+	ahead_round best;
+	for (const auto &k : kinds) {
+		const auto &ranks = k.second.ranks;
+		// Three ranks at least, in step for two rounds at least.
+		if (ranks.size() < 3)
+			continue;
+		const std::pair<const int, rank_lines> *ahead = nullptr;
+		int most = 0;
+		for (const auto &r : ranks)
+			most = std::max(most, r.second.count);
+		bool in_step = true;
+		for (const auto &r : ranks) {
+			if (r.second.count == most) {
+				if (ahead)
+					in_step = false; // two ahead: a round under way
+				ahead = &r;
+			} else if (r.second.count != most - 1) {
+				in_step = false;
+			}
+		}
+		if (!in_step || !ahead || most < 3)
+			continue;
+		// Its extra line came after every other's last, and the two rounds
+		// before it all had times: their spread is how in step they were.
+		const rank_lines &a = ahead->second;
+		int64_t spread = 0;
+		bool timed = a.last_us[0] != INT64_MIN;
+		for (int round = 0; round < 2 && timed; round++) {
+			int64_t lo = a.last_us[round + 1], hi = a.last_us[round + 1];
+			for (const auto &r : ranks) {
+				if (&r == ahead)
+					continue;
+				const int64_t t = r.second.last_us[round];
+				if (t == INT64_MIN || r.second.last[0] > a.last[0]) {
+					timed = false;
+					break;
+				}
+				lo = std::min(lo, t);
+				hi = std::max(hi, t);
+			}
+			timed = timed && lo != INT64_MIN;
+			spread = std::max(spread, hi - lo);
+		}
+		if (!timed)
+			continue;
+		if (found && best.rank != ahead->first)
+			return; // two ranks each ahead in a kind of its own: no one
+		if (found && best.line > a.last[0])
+			continue;
+		best.file = file;
+		best.rank = ahead->first;
+		best.is_task = is_task;
+		best.line = a.last[0];
+		best.us = a.last_us[0];
+		best.stamp_kind = a.stamp_kind;
+		best.stamp_year = a.stamp_year;
+		best.spread_us = spread;
+		best.rounds = most - 1;
+		best.sample = k.second.sample;
+		found = &best;
+	}
+	if (found)
+		out.push_back(best);
 }
 
 void rank_rounds::conclude_lone_phase(uint32_t file, bool is_task, std::vector<lone_phase> &out) const

@@ -28,6 +28,9 @@ public:
 	// At the file's end: the one rank, if any, whose last lines were a
 	// phase of its own (lone_phase).
 	void conclude_lone_phase(uint32_t file, bool is_task, std::vector<lone_phase> &out) const;
+	// At the file's end: the one rank, if any, that printed a kind of
+	// line once more than every other, in step until then (ahead_round).
+	void conclude_ahead(uint32_t file, bool is_task, std::vector<ahead_round> &out) const;
 	// The most ranks that printed one kind of line twice or more: ranks
 	// seen taking part, where nothing else names them.
 	int most_ranks() const;
@@ -37,6 +40,11 @@ private:
 		int count = 0;
 		uint64_t first = 0;
 		uint64_t last[3] = {0, 0, 0}; // its newest lines, newest first
+		// Their own times (file-local µs, INT64_MIN: none), and the
+		// newest one's reckoning.
+		int64_t last_us[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+		ts_kind stamp_kind = ts_kind::none;
+		bool stamp_year = false;
 	};
 	struct line_kind {
 		std::string sample; // the first such line, for the verdict's words

@@ -1907,6 +1907,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		rounds.conclude(file, ev.round_gaps);
 		rounds.conclude_lone_phase(file, false, ev.lone_phases);
 		task_rounds.conclude_lone_phase(file, true, ev.lone_phases);
+		rounds.conclude_ahead(file, false, ev.ahead_rounds);
+		task_rounds.conclude_ahead(file, true, ev.ahead_rounds);
 		ev.round_ranks = std::max(ev.round_ranks, rounds.most_ranks());
 		stacks.conclude(file, ev.stack_dumps);
 		stop_tbs.conclude(file, ev.stop_tracebacks);
