@@ -3164,7 +3164,9 @@ START_TEST(host_resolution_a_stop_that_reached_one_node_names_it)
 END_TEST
 
 // "localhost" (a launcher's table on one machine) is the machine's own name
-// where the job shows one, and stays what it is beside several.
+// where the job shows one, and stays what it is beside several. Where no
+// line names a machine, the one node Slurm gave the job is it; of two
+// nodes, which one is not known.
 START_TEST(host_resolution_localhost_is_the_one_machines_own_name)
 {
 	for (int machines = 1; machines <= 2; machines++) {
@@ -3178,6 +3180,17 @@ START_TEST(host_resolution_localhost_is_the_one_machines_own_name)
 		cx.d.first_rank = 3;
 		pass_host_resolution(cx);
 		ck_assert_int_eq(cx.d.first_host, machines == 1 ? own : lo);
+	}
+	for (const char *nodes : {"a800-n05", "a800-n[05-06]"}) {
+		fixture f;
+		int lo = f.ev.intern_host("localhost");
+		f.ev.job.nodelist = nodes;
+		diagnosis_context cx(f.ev, f.kn, f.clk, f.fr);
+		cx.d.cls = failure_class::nan_inf;
+		cx.d.first_host = lo;
+		pass_host_resolution(cx);
+		ck_assert_str_eq(f.ev.host_name(cx.d.first_host).c_str(),
+				 std::string(nodes) == "a800-n05" ? "a800-n05" : "localhost");
 	}
 }
 END_TEST

@@ -399,12 +399,16 @@ int unreached_store_host(const diagnosis_context &cx)
 // "10.84.0.2:" says "host : node042". The name, not the address, is what
 // an admin drains. Without such a block, NCCL's Bootstrap line of the
 // node that uses the address names it.
-int named_host(const evidence &ev, int host)
+int named_host(evidence &ev, int host)
 {
 	// "localhost" (a launcher's table on one machine) is every machine's
 	// name for itself: the machine's own name, where the job shows one.
 	if (host >= 0 && loopback_name(ev.host_name(host))) {
 		int own = sole_named_machine(ev); // (several: which one is not known)
+		// (Else the one node Slurm gave the job, where no line names one.)
+		if (own < 0 && named_machines(ev).empty())
+			if (std::vector<std::string> nodes = expand_nodelist(ev.job.nodelist); nodes.size() == 1)
+				own = ev.intern_host(nodes[0]);
 		return own >= 0 ? own : host;
 	}
 	if (host < 0 || !ip_literal(ev.host_name(host)))
