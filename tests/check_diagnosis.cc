@@ -1386,6 +1386,28 @@ START_TEST(the_one_rank_a_round_ahead_before_a_silence_hung)
 }
 END_TEST
 
+START_TEST(a_wrapped_tensorflow_error_is_what_it_wraps)
+{
+	// TensorFlow 1 raises "N root error(s) found." and lists each below it:
+	// a check_numerics failure there makes the job's end non-finite values;
+	// a shape error there leaves it the Python exception it was.
+	for (bool nan : {true, false}) {
+		bundle b;
+		std::string log = "Traceback (most recent call last):\n"
+				  "  File \"/usr/local/lib/python3.6/dist-packages/tensorflow_core/python/client/session.py\", "
+				  "line 1443, in _call_tf_sessionrun\n"
+				  "    run_metadata)\n"
+				  "tensorflow.python.framework.errors_impl.InvalidArgumentError: 2 root error(s) found.\n";
+		log += nan ? "  (0) Invalid argument: LossTensor is inf or nan. : Tensor had NaN values\n"
+			   : "  (0) Invalid argument: Incompatible shapes: [8,4] vs. [8,5]\n";
+		log += "\t [[{{node CheckNumerics}}]]\n0 successful operations.\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), nan ? "nan_inf" : "python_exception");
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2187,6 +2209,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_a_step_ahead_in_its_nan_is_where_it_appeared);
 	tcase_add_test(t, the_one_rank_that_skipped_a_nan_step_before_a_silence_hung);
 	tcase_add_test(t, the_one_rank_a_round_ahead_before_a_silence_hung);
+	tcase_add_test(t, a_wrapped_tensorflow_error_is_what_it_wraps);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

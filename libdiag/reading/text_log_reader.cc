@@ -1679,6 +1679,17 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					wx.why_not = "the error it wraps is a victim's";
 				}
 				w.wrapper_exc = -1;
+			} else if (w.wrapper_exc >= 0 && e.role == event_role::initiating && r->kind == rule_kind::exception &&
+				   e.cls != failure_class::python_exception && e.cls != failure_class::unknown) {
+				// A wrapped error of a kind of its own (non-finite values,
+				// memory) is the error; the wrapper only carried it.
+				event &wx = ev.events[static_cast<size_t>(w.wrapper_exc)];
+				if (wx.role == event_role::initiating && wx.cls == failure_class::python_exception) {
+					wx.role = event_role::victim;
+					wx.cls = e.cls;
+					wx.why_not = "it wraps the error below it";
+				}
+				w.wrapper_exc = -1;
 			} else if (ends_traceback) {
 				w.wrapper_exc = -1;
 			}
