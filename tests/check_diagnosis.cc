@@ -1408,6 +1408,36 @@ START_TEST(a_wrapped_tensorflow_error_is_what_it_wraps)
 }
 END_TEST
 
+START_TEST(an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it)
+{
+	// The user pressed Ctrl-C on node a at 10:41:34; node b's ranks then
+	// lost their peer, in lines without a time between b's stamps of
+	// 10:14:48 and 10:41:40: they may have come after the stop, so the
+	// stop is the job's end. Where b's next stamp is 10:30:00, the loss
+	// came before the stop: the user stopped a job already failing.
+	for (bool spans : {true, false}) {
+		bundle b;
+		b.file("a.log", "  1%|          | 17/1296 [25:34<32:04:37, 90.29s/it]\n"
+				"^C[2024-07-30 10:41:34,002] torch.distributed.elastic.agent.server.api: [WARNING] "
+				"Received Signals.SIGINT death signal, shutting down workers\n");
+		b.file("b.log", std::string("[2024-07-30 10:14:48,118] [INFO] [engine.py:1100:train] step 1\n"
+					    "[rank8]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 8] NCCL watchdog thread "
+					    "terminated with exception: NCCL error: remote process exited or there was a "
+					    "network error, NCCL version 2.20.5\n"
+					    "socketProgress: Connection closed by remote peer 10.0.1.5<41846>\n") +
+					(spans ? "[2024-07-30 10:41:40,787] torch.distributed.elastic.multiprocessing.api: [ERROR] "
+						 "failed (exitcode: -6) local_rank: 0 (pid: 2411) of binary: /usr/bin/python\n"
+					       : "[2024-07-30 10:30:00,787] torch.distributed.elastic.multiprocessing.api: [ERROR] "
+						 "failed (exitcode: -6) local_rank: 0 (pid: 2411) of binary: /usr/bin/python\n"));
+		verdict v = b.run();
+		if (spans)
+			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "user_cancel");
+		else
+			ck_assert(v.cls != failure_class::user_cancel);
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2210,6 +2240,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_skipped_a_nan_step_before_a_silence_hung);
 	tcase_add_test(t, the_one_rank_a_round_ahead_before_a_silence_hung);
 	tcase_add_test(t, a_wrapped_tensorflow_error_is_what_it_wraps);
+	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

@@ -63,12 +63,19 @@ std::string clock_duration(int64_t secs)
 }
 
 // Whether a came before b: by line in one file, else on the common clock
-// (unknown times order nothing).
+// (unknown times order nothing). A line with no time of its own is
+// somewhere between its neighbours' stamps: before b only where the latest
+// it could be is.
 bool before(const event &a, const event &b)
 {
 	if (a.file == b.file)
 		return a.line < b.line;
-	return a.time_us != no_time && b.time_us != no_time && a.time_us < b.time_us;
+	if (a.time_us == no_time || b.time_us == no_time)
+		return false;
+	auto spread = [](const event &e) {
+		return e.inherited_time ? static_cast<int64_t>(e.time_unc_s * 1e6) : int64_t{0};
+	};
+	return a.time_us + spread(a) < b.time_us - spread(b);
 }
 
 // Something of the job that went wrong on its own: a fault, a process that
