@@ -1438,6 +1438,42 @@ START_TEST(an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it)
 }
 END_TEST
 
+START_TEST(processes_seen_on_the_gpus_long_after_the_last_line_hung)
+{
+	// A job stepped every twenty seconds until 10:14:41; the user pasted
+	// nvidia-smi's table taken at 10:58:37, the job's four processes still
+	// on the GPUs, then pressed Ctrl-C: the ranks were alive and stuck, and
+	// the stop ended a hang. A table taken a minute after the last line
+	// shows a job still running: the stop is the user's.
+	for (bool long_after : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int i = 0; i < 6; i++) {
+			char line[160];
+			snprintf(line, sizeof(line), "2021-09-27 10:%02d:%02d,086 - mmdet - INFO - Epoch [1][%d/7330] lr: 2.000e-02, loss: 1.2\n",
+				 12 + i / 3, 21 + (i % 3) * 20, 50 * (i + 1));
+			log += line;
+		}
+		log += "2021-09-27 10:14:41,086 - mmdet - INFO - Epoch [1][350/7330] lr: 2.000e-02, loss: 1.1\n"
+		       "^CTraceback (most recent call last):\nKeyboardInterrupt\n";
+		b.file("job.log", log);
+		std::string smi = "rdiaz@v100-ws2:~$ nvidia-smi\n";
+		smi += long_after ? "Mon Sep 27 10:58:37 2021       \n" : "Mon Sep 27 10:15:37 2021       \n";
+		smi += "+-----------------------------------------------------------------------------+\n"
+		       "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n"
+		       "|-------------------------------+----------------------+----------------------+\n"
+		       "| Processes:                                                                  |\n";
+		for (int g = 0; g < 4; g++)
+			smi += "|    " + std::to_string(g) + "   N/A  N/A    11820" + std::to_string(4 + g) +
+			       "      C   ...3/envs/mmdet/bin/python       3783MiB |\n";
+		smi += "+-----------------------------------------------------------------------------+\n";
+		b.file("nvidia-smi.txt", smi);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), long_after ? "collective_hang" : "user_cancel");
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2241,6 +2277,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_a_round_ahead_before_a_silence_hung);
 	tcase_add_test(t, a_wrapped_tensorflow_error_is_what_it_wraps);
 	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
+	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

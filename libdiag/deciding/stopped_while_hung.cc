@@ -733,6 +733,70 @@ bool stopped_long_after_one_ran_ahead(diagnosis_context &cx)
 	return true;
 }
 
+// The job was stopped from outside after a snapshot of its GPUs
+// (nvidia-smi's table, pasted beside its logs) showed its processes still
+// on them long after its logs had last written anything: the ranks were
+// alive and stuck, and the stop ended a hang. Its logs' silence before the
+// snapshot must be ten minutes at least and past their pace; the processes
+// the job's (a pid its lines name), or several where its lines name none.
+bool stopped_while_seen_on_the_gpus(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || cx.ev.gpu_snapshots.empty())
+		return false;
+	std::set<int> job_pids;
+	for (const auto &e : cx.ev.events) {
+		if (e.pid > 0)
+			job_pids.insert(e.pid);
+		long long pid = 0;
+		if (parse_uint_str(e.capture("pid"), pid) && pid > 0 && pid < INT_MAX)
+			job_pids.insert(static_cast<int>(pid));
+	}
+	for (const auto &r : cx.ev.ranks.all())
+		if (r.second.pid > 0)
+			job_pids.insert(r.second.pid);
+	for (const auto &g : cx.ev.gpu_snapshots) {
+		if (g.ts.kind == ts_kind::none || g.pids.empty())
+			continue;
+		size_t ours = 0;
+		for (int pid : g.pids)
+			ours += job_pids.count(pid);
+		if (ours == 0 && (g.pids.size() < 2 || !job_pids.empty()))
+			continue;
+		// The job's own logs (not the snapshot's file, not a kernel's):
+		// when they last wrote, on the snapshot's reckoning.
+		const int64_t seen = file_local_us(g.ts);
+		int64_t last = INT64_MIN, pace = 0;
+		for (size_t f = 0; f < cx.ev.sources().size(); f++) {
+			const source_file &sf = cx.ev.sources()[f];
+			if (f == g.file || (sf.kind != source_kind::job_log && sf.kind != source_kind::stdin_log &&
+					    sf.kind != source_kind::nccl_log))
+				continue;
+			if (!same_reckoning(sf.last_stamp, g.ts.kind, g.ts.year != 0))
+				continue;
+			last = std::max(last, file_local_us(sf.last_stamp));
+			if (sf.pace_intervals > 0)
+				pace = std::max(pace, sf.pace_longest_us);
+		}
+		if (seen == INT64_MIN || last == INT64_MIN || seen - last < paced_silence_min_us ||
+		    seen - last < paced_silence_factor * pace)
+			continue;
+		// The stop came after the snapshot, where both have a time.
+		if (d.first && !d.first->inherited_time && same_reckoning(d.first->ts, g.ts.kind, g.ts.year != 0) &&
+		    file_local_us(d.first->ts) < seen)
+			continue;
+		const long long minutes = (seen - last) / (60LL * 1000000);
+		ended_a_hang(d, -1,
+			     "its processes were still on the GPUs " + std::to_string(minutes) +
+				     " minutes after its logs last wrote",
+			     "a snapshot of the GPUs (" + cx.ev.sources()[g.file].path + ":" + std::to_string(g.line) +
+				     ") found the job's processes still on them " + std::to_string(minutes) +
+				     " minutes after its logs last wrote: the stop ended a hang");
+		return true;
+	}
+	return false;
+}
+
 // A cancel long after every rank's last progress, one rank behind the
 // others in steps: the cancellation ended that rank's hang.
 bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
@@ -810,7 +874,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || one_worker_gone_before_the_stop(cx) ||
 		stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
 		stopped_long_after_one_went_alone(cx) || stopped_long_after_one_ran_ahead(cx) ||
-		stopped_long_after_its_pace(cx);
+		stopped_long_after_its_pace(cx) || stopped_while_seen_on_the_gpus(cx);
 }
 
 } // namespace diag

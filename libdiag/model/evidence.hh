@@ -148,6 +148,16 @@ struct ahead_round {
 	std::string sample;     // one such line
 };
 
+// A snapshot of the GPUs taken beside the job (nvidia-smi's table): when,
+// where, and the processes that were on them then.
+struct gpu_snapshot {
+	uint32_t file = 0;
+	uint64_t line = 0;  // its banner
+	ts_value ts;        // its date (none: it had none near its banner)
+	int host = -1;
+	std::vector<int> pids;
+};
+
 // One process in a stack dump of live processes (reading/stack_dumps.hh).
 struct stack_dump {
 	uint32_t file = 0;
@@ -223,6 +233,7 @@ public:
 	std::vector<round_gap> round_gaps;
 	std::vector<lone_phase> lone_phases;
 	std::vector<ahead_round> ahead_rounds;
+	std::vector<gpu_snapshot> gpu_snapshots;
 	// The most ranks seen printing one kind of line in turn in one file
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;

@@ -990,6 +990,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	ts_value file_last_ts;
 	uint64_t file_last_line = 0;
+	long open_smi = -1; // the nvidia-smi table being read (gpu_snapshots)
 	// The file's last dated stamp: a stamp without a year (glog's "E0417
 	// 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes its year,
 	// a time of day alone its date, so that times within the file compare.
@@ -1692,6 +1693,24 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.wrapper_exc = -1;
 			} else if (ends_traceback) {
 				w.wrapper_exc = -1;
+			}
+			// nvidia-smi's table: its date on its banner's line or just
+			// above it (the "+---" rule between), its process rows below.
+			if (!caps.get("smi_banner").empty() && ev.gpu_snapshots.size() < 64) {
+				gpu_snapshot g;
+				g.file = file;
+				g.line = line_no;
+				g.host = e.host;
+				if (ts)
+					g.ts = *ts;
+				else if (file_last_ts.kind != ts_kind::none && file_last_line + 3 >= line_no)
+					g.ts = file_last_ts;
+				ev.gpu_snapshots.push_back(std::move(g));
+				open_smi = static_cast<long>(ev.gpu_snapshots.size()) - 1;
+			} else if (std::string_view pid = caps.get("smi_pid"); !pid.empty() && open_smi >= 0) {
+				gpu_snapshot &g = ev.gpu_snapshots[static_cast<size_t>(open_smi)];
+				if (line_no - g.line <= 120 && g.pids.size() < 256)
+					g.pids.push_back(static_cast<int>(to_ll(pid)));
 			}
 			const bool wraps = !caps.get("wraps").empty();
 			bool timeless = !ts;
