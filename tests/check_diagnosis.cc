@@ -1474,6 +1474,40 @@ START_TEST(processes_seen_on_the_gpus_long_after_the_last_line_hung)
 }
 END_TEST
 
+START_TEST(a_clouds_preemption_record_of_a_node_under_its_instance_name)
+{
+	// Slurm lost compute002 (srun's line has no time of its own: between
+	// stamps of 09:14 and 14:27); the cloud's operations list says it
+	// preempted instance gpucluster-compute002 (the cluster manager's name
+	// for node compute002) at 14:22, and another VM of the project (not
+	// the job's) at 10:00. The job was preempted on compute002. Without
+	// the row of its node, and the other VM's a day before, the list says
+	// nothing of this job: a node failure.
+	for (bool own_row : {true, false}) {
+		bundle b;
+		b.file("job.log", "[2023-06-14 09:14:49] 0: Epoch 0:   3%| 25/800 [01:10<36:00]\n"
+				  "[2023-06-14 09:14:49] 1: Epoch 0:   3%| 25/800 [01:10<36:00]\n"
+				  "srun: error: Node failure on compute002\n"
+				  "slurmstepd: error: *** STEP 1187.0 ON compute001 CANCELLED AT 2023-06-14T14:27:42 DUE TO NODE "
+				  "FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n");
+		std::string ops = "NAME                                                     TYPE                                        "
+				  "TARGET                                        HTTP_STATUS  STATUS  TIMESTAMP\n";
+		if (own_row)
+			ops += "systemevent-1686752558716-5fe1a4b07c3e1-96f2d1a4-5c0b83e7  compute.instances.preempted                 "
+			       "us-central1-a/instances/gpucluster-compute002  200          DONE    2023-06-14T07:22:38.716-07:00\n";
+		ops += std::string("systemevent-1686652558716-5fe1a4b07c3e1-96f2d1a4-5c0b83e8  compute.instances.preempted                 "
+				   "us-central1-a/instances/gpucluster-compute009  200          DONE    ") +
+		       (own_row ? "2023-06-14T03:00:00.000-07:00\n" : "2023-06-13T04:22:38.716-07:00\n");
+		b.file("gcloud.txt", ops);
+		b.file("sacct.txt", "JobID|State|ExitCode|Start|End|NodeList\n"
+				    "1187|NODE_FAIL|1:0|2023-06-14T09:12:31|2023-06-14T14:27:42|compute[001-002]\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), own_row ? "preemption" : "node_failure");
+		DIAG_CK_STR_EQ(v.first_host, "compute002");
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2278,6 +2312,7 @@ static Suite *suite()
 	tcase_add_test(t, a_wrapped_tensorflow_error_is_what_it_wraps);
 	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
 	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
+	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

@@ -101,6 +101,26 @@ START_TEST(iso_offset_colon)
 }
 END_TEST
 
+START_TEST(a_long_table_row_ending_in_its_stamp)
+{
+	// gcloud's operations list puts TIMESTAMP last, past the head of a
+	// long row: a zoned ISO time as the row's last word is its time. An
+	// unzoned one there, or one followed by more words, is not.
+	const char *row = "systemevent-1686752558716-5fe1a4b07c3e1-96f2d1a4-5c0b83e7  compute.instances.preempted"
+			  "                 us-central1-a/instances/gpucluster-compute002  200          DONE    "
+			  "2023-06-14T07:22:38.716-07:00  ";
+	ts_value v = FIND(row);
+	ck_assert_int_eq(int(v.kind), int(ts_kind::absolute));
+	ck_assert_int_eq(v.tz_offset_s, -7 * 3600);
+	NONE("systemevent-1686752558716-5fe1a4b07c3e1-96f2d1a4-5c0b83e7  compute.instances.preempted"
+	     "                 us-central1-a/instances/gpucluster-compute002  200          DONE    "
+	     "2023-06-14T07:22:38.716");
+	NONE("systemevent-1686752558716-5fe1a4b07c3e1-96f2d1a4-5c0b83e7  compute.instances.preempted"
+	     "                 us-central1-a/instances/gpucluster-compute002  200          DONE    "
+	     "2023-06-14T07:22:38.716-07:00 and more words");
+}
+END_TEST
+
 START_TEST(iso_offset_compact)
 {
 	ts_value v = FIND("2026-10-26T04:51:31+0100 x");
@@ -793,6 +813,7 @@ static Suite *suite(void)
 	tcase_add_test(shapes, iso_zulu);
 	tcase_add_test(shapes, iso_millis_zulu);
 	tcase_add_test(shapes, iso_offset_colon);
+	tcase_add_test(shapes, a_long_table_row_ending_in_its_stamp);
 	tcase_add_test(shapes, iso_offset_compact);
 	tcase_add_test(shapes, iso_offset_after_a_space);
 	tcase_add_test(shapes, iso_nanoseconds);

@@ -551,6 +551,48 @@ void apply_last_spawned(evidence &ev)
 
 } // namespace
 
+// A cloud's record names the instance, which a cluster manager may name
+// after the cluster and the node ("gpucluster-compute002" runs Slurm's
+// "compute002"): a record naming no host of the job, whose name ends in
+// "-" and one node's name (of the job's node list, or a host the job's
+// own lines name) and no other's, is that node's.
+void place_cloud_records(evidence &ev)
+{
+	std::set<std::string> nodes;
+	for (const std::string &n : expand_nodelist(ev.job.nodelist))
+		nodes.insert(n);
+	for (const auto &r : ev.ranks.all())
+		if (r.second.host >= 0)
+			nodes.insert(ev.host_name(r.second.host));
+	for (const auto &e : ev.events)
+		if (e.host >= 0 && e.r && e.r->family != "orchestrator")
+			nodes.insert(ev.host_name(e.host));
+	if (nodes.empty())
+		return;
+	std::map<int, int> placed; // instance host -> node host (-2: several)
+	for (auto &e : ev.events) {
+		if (e.host < 0 || !e.r || e.r->family != "orchestrator")
+			continue;
+		const std::string &name = ev.host_name(e.host);
+		if (nodes.count(name))
+			continue;
+		auto it = placed.find(e.host);
+		if (it == placed.end()) {
+			int node = -1;
+			for (const std::string &n : nodes) {
+				// (A name of a few letters says too little to match on.)
+				if (n.size() < 4 || name.size() <= n.size() + 1 ||
+				    name.compare(name.size() - n.size(), n.size(), n) != 0 || name[name.size() - n.size() - 1] != '-')
+					continue;
+				node = node == -1 ? ev.intern_host(n) : -2;
+			}
+			it = placed.emplace(e.host, node).first;
+		}
+		if (it->second >= 0)
+			e.host = it->second;
+	}
+}
+
 void resolve_identities(evidence &ev)
 {
 	const std::vector<bool> one_task = apply_numbered_files(ev);
@@ -658,6 +700,7 @@ void resolve_identities(evidence &ev)
 			ev.ranks.note_world_size(e.rank + 1);
 	}
 	apply_spawned_pids(ev, single_machine);
+	place_cloud_records(ev);
 }
 
 // The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none

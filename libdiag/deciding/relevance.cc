@@ -4,9 +4,11 @@
 // survived: the same writer kept making progress afterwards, or the line
 // (or the next on its writer) says it was retried, skipped or recovered and
 // progress followed.
+#include "aligning/identities.hh"
 #include "aligning/progress_clock.hh"
 #include "deciding/context.hh"
 #include "deciding/exits.hh"
+#include "reading/slurm_nodelist.hh"
 
 #include <algorithm>
 #include <climits>
@@ -126,6 +128,46 @@ void drop_outside_window(diagnosis_context &cx)
 			e.dropped = true;
 			e.why_not = "before or after the job";
 		}
+	}
+}
+
+// A cloud's record of a machine the job did not run on, beside a record of
+// the same kind about one it ran on, where a list says which machines it
+// ran on (Slurm's node list; the nodes a listing of pods puts the job's
+// pods on): another machine's (an operations list filtered by type alone
+// names every preempted VM of the project).
+void drop_records_of_other_machines(diagnosis_context &cx)
+{
+	evidence &ev = cx.ev;
+	std::set<int> job_hosts;
+	for (const auto &e : ev.events)
+		if (e.host >= 0 && !is_infrastructure_record(e))
+			job_hosts.insert(e.host);
+	std::vector<std::string> machines = expand_nodelist(ev.job.nodelist);
+	for (const auto &e : ev.events) {
+		const std::string pod = e.capture("pod"), node = e.capture("pod_node");
+		if (!pod.empty() && !node.empty())
+			if (int h = ev.find_host(pod); h >= 0 && job_hosts.count(h))
+				machines.push_back(node);
+	}
+	if (machines.empty())
+		return;
+	auto listed = [&](const std::string &name) {
+		for (const std::string &m : machines)
+			if (same_machine(m, name))
+				return true;
+		return false;
+	};
+	auto ours = [&](const event &e) { return job_hosts.count(e.host) || listed(ev.host_name(e.host)); };
+	std::set<const rule *> kinds_of_ours;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.host >= 0 && is_infrastructure_record(e) && ours(e))
+			kinds_of_ours.insert(e.r);
+	for (auto &e : ev.events) {
+		if (e.dropped || e.host < 0 || !is_infrastructure_record(e) || !kinds_of_ours.count(e.r) || ours(e))
+			continue;
+		e.dropped = true;
+		e.why_not = "another machine's: the job did not run on it";
 	}
 }
 
@@ -442,6 +484,7 @@ void pass_relevance(diagnosis_context &cx)
 {
 	job_window(cx);
 	drop_outside_window(cx);
+	drop_records_of_other_machines(cx);
 	drop_other_jobs(cx);
 	drop_other_processes(cx);
 	mark_survived(cx);

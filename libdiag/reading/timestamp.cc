@@ -739,6 +739,25 @@ std::optional<ts_value> find_timestamp(std::string_view line)
 			line_start = false;
 		candidate = is_boundary(c);
 	}
+	// A table row that ends with its stamp (a cloud CLI's listing: gcloud's
+	// operations, its TIMESTAMP the last column, past the head): a full
+	// ISO 8601 time with its zone as the line's last word, nothing else.
+	if (line.size() > lim) {
+		size_t end = line.size();
+		while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t' || line[end - 1] == '\r'))
+			end--;
+		size_t start = end;
+		while (start > 0 && line[start - 1] != ' ' && line[start - 1] != '\t')
+			start--;
+		std::string_view word = line.substr(start, end - start);
+		ts_value t;
+		if (word.size() >= 20 && word.size() <= 40 && parse_iso(word, 0, t) && t.kind == ts_kind::absolute &&
+		    t.end == word.size()) {
+			t.begin = 0;
+			t.end = 0; // (not at the head: nothing to strip there)
+			return t;
+		}
+	}
 	// No dated stamp: a time of day alone, where the line leads with it.
 	candidate = true;
 	for (size_t i = 0; i < lim && i <= 48; i++) {
