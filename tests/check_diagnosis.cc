@@ -1508,6 +1508,33 @@ START_TEST(a_clouds_preemption_record_of_a_node_under_its_instance_name)
 }
 END_TEST
 
+START_TEST(a_peer_address_of_no_known_host_and_one_node_whose_link_failed)
+{
+	// Ranks of two nodes timed out sending to peer addresses no line ties
+	// to a host; lab-n02's kernel saw its NIC's link go down before: the
+	// fault is lab-n02's side. Without that kernel log nothing names it.
+	for (bool kernel : {true, false}) {
+		bundle b;
+		b.file("job.log", "1: [2025-06-12 14:10:00] step 1000 loss 0.41\n"
+				  "1: lab-n01:71423:71511 [0] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to send to "
+				  "10.12.0.22<48211> failed : Connection timed out\n"
+				  "3: lab-n02:58811:58901 [0] misc/socket.cc:49 NCCL WARN socketProgressOpt: Call to send to "
+				  "10.12.0.23<39644> failed : Connection timed out\n"
+				  "1: [2025-06-12 14:41:00] watchdog aborting\n");
+		if (kernel)
+			b.file("dmesg.lab-n02.txt", "[Thu Jun 12 14:29:42 2025] ixgbe 0000:3b:00.0 ens1f0: NIC Link is Down\n");
+		b.file("sacct.txt", "JobID|State|ExitCode|Start|End|NodeList\n"
+				    "40917|FAILED|134:0|2025-06-12T09:31:40|2025-06-12T14:59:46|lab-n[01-03]\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");
+		if (kernel)
+			DIAG_CK_STR_EQ(v.first_host, "lab-n02");
+		else
+			ck_assert(v.first_host != "lab-n02");
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2313,6 +2340,7 @@ static Suite *suite()
 	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
 	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
 	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
+	tcase_add_test(t, a_peer_address_of_no_known_host_and_one_node_whose_link_failed);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

@@ -146,6 +146,28 @@ void pass_peer_fault(diagnosis_context &cx)
 		d.rank_singled_out = false;
 		return;
 	}
+	if (at < 0 && !peer.empty() && d.first->host >= 0) {
+		// An address no line of the job ties to a host: where the error's
+		// own node's kernel saw nothing of its links and another node's,
+		// alone of the job's, saw its own link fail before the error, the
+		// peer was that node and its side broke.
+		const int64_t latest = d.first->time_us == no_time
+					       ? no_time
+					       : d.first->time_us + static_cast<int64_t>(d.first->time_unc_s * 1e6);
+		const event *link = one_node_saw_its_link_fail(ev, latest);
+		if (!link || link->host == d.first->host || (latest != no_time && link->time_us != no_time && link->time_us > latest))
+			return;
+		d.notes.push_back("rank " + std::to_string(d.first->rank) + "'s network error names its peer " + peer +
+				  ", an address the logs tie to no host; of the job's nodes only " + ev.host_name(link->host) +
+				  "'s kernel saw its own link fail before it: the fault is there");
+		d.first = link;
+		d.first_rank = -1;
+		d.first_host = link->host;
+		d.borrowed_rank = -1;
+		d.rank_singled_out = true;
+		d.ties.clear();
+		return;
+	}
 	if (at < 0 || at == d.first->host)
 		return;
 	bool peer_link = false, own_link = false;
