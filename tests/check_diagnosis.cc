@@ -1535,6 +1535,25 @@ START_TEST(a_peer_address_of_no_known_host_and_one_node_whose_link_failed)
 }
 END_TEST
 
+START_TEST(a_failed_assertion_that_values_were_finite_is_non_finite_values)
+{
+	// mmdet's CheckInvalidLossHook asserts torch.isfinite(loss): its bare
+	// AssertionError is the loss's non-finite value. Another assertion
+	// failing there is the Python exception it says.
+	for (bool finite_check : {true, false}) {
+		bundle b;
+		b.file("job.log", std::string("Traceback (most recent call last):\n"
+					      "  File \"/opt/mmdet/mmdet/engine/hooks/check_invalid_loss_hook.py\", line 61, in "
+					      "after_train_iter\n") +
+					  (finite_check ? "    assert torch.isfinite(outputs['loss']), \\\n"
+							: "    assert outputs['loss'].dim() == 0, \\\n") +
+					  "AssertionError: None\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), finite_check ? "nan_inf" : "python_exception");
+	}
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2341,6 +2360,7 @@ static Suite *suite()
 	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
 	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
 	tcase_add_test(t, a_peer_address_of_no_known_host_and_one_node_whose_link_failed);
+	tcase_add_test(t, a_failed_assertion_that_values_were_finite_is_non_finite_values);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

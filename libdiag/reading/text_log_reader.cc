@@ -362,6 +362,7 @@ struct writer_state {
 	uint64_t last_event_line = 0;
 	bool traceback_handled = false;  // the open traceback follows a handler's line
 	bool traceback_at_startup = false; // the open traceback passed through communicator set-up
+	bool traceback_finite_check = false; // its last frame asserted that values were finite
 	// A torchrun failure block names "rank : R" then "exitcode : X (pid: P)".
 	int block_rank = -1;
 	uint64_t block_rank_line = 0;
@@ -1411,6 +1412,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.traceback_line = line_no;
 				w.traceback_handled = w.handled_line && line_no - w.handled_line <= 2;
 				w.traceback_at_startup = false;
+				w.traceback_finite_check = false;
 				// An unprefixed traceback right after a header that names
 				// a rank (logger.exception under "[RANK 5] ... failed",
 				// spawn's "-- Process 6 terminated") is that rank's.
@@ -1524,6 +1526,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			}
 			if (w.traceback_line && !caps.get("init_frame").empty())
 				w.traceback_at_startup = true;
+			// (A frame's line is the statement it ran: an assertion there is
+			// the last frame's, the one that failed.)
+			if (w.traceback_line && !caps.get("finite_check").empty())
+				w.traceback_finite_check = true;
 			// A fault line another rule read ("OSError: [Errno 28] ...")
 			// ends an open traceback as an exception line does.
 			ends_traceback = r->kind == rule_kind::exception ||
@@ -1534,6 +1540,12 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// whether a handler printed it.
 				if (w.traceback_line && line_no - w.traceback_line < 2000) {
 					e.captures.emplace_back("traceback_line", std::to_string(w.traceback_line));
+					// An AssertionError of a check that the values were
+					// finite: the values were not.
+					if (w.traceback_finite_check && e.cls == failure_class::python_exception &&
+					    caps.get("exc").size() >= 14 &&
+					    caps.get("exc").substr(caps.get("exc").size() - 14) == "AssertionError")
+						e.cls = failure_class::nan_inf;
 					if (w.traceback_handled)
 						e.decoy = true;
 					if (w.traceback_at_startup)
@@ -1548,6 +1560,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.open_tracebacks = 0;
 					w.traceback_handled = false;
 					w.traceback_at_startup = false;
+					w.traceback_finite_check = false;
 				}
 			} else if (w.traceback_handled && e.role == event_role::initiating && w.traceback_line &&
 				   line_no - w.traceback_line < 2000) {
