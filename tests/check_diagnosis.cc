@@ -1554,6 +1554,39 @@ START_TEST(a_failed_assertion_that_values_were_finite_is_non_finite_values)
 }
 END_TEST
 
+START_TEST(a_crash_two_days_before_the_time_limit_is_in_the_job)
+{
+	// The ranks stepped from 10:14 to 10:19 on March 20; rank 2's process
+	// (pid 12203, by its NCCL line) segfaulted at 10:19:47 in the kernel's
+	// log; the others waited until the time limit two days later. The job
+	// was alive from its first progress: the crash is its end. The kernel
+	// line of another process the day before is an older job's.
+	bundle b;
+	std::string log;
+	for (int r = 0; r < 4; r++)
+		log += "gpu-v04:1220" + std::to_string(1 + r) + ":1254" + std::to_string(r) + " [" + std::to_string(r) +
+		       "] NCCL INFO comm 0x7f2c80002000 rank " + std::to_string(r) + " nranks 4 cudaDev " + std::to_string(r) +
+		       " nvmlDev " + std::to_string(r) + " - Init COMPLETE\n";
+	for (int i = 0; i < 6; i++) {
+		char line[200];
+		snprintf(line, sizeof(line),
+			 "2019-03-20 10:%02d:%02d,411 maskrcnn_benchmark.trainer INFO: eta: 1 day, 9:48:11  iter: %d  loss: 1.8000 "
+			 "(1.9200)  time: 0.7300\n",
+			 14 + i, 2 + i * 7, 20 * (i + 1));
+		log += line;
+	}
+	log += "slurmstepd: error: *** JOB 88103 ON gpu-v04 CANCELLED AT 2019-03-22T10:13:55 DUE TO TIME LIMIT ***\n";
+	b.file("job.log", log);
+	b.file("dmesg.gpu-v04.txt",
+	       "[Tue Mar 19 16:40:12 2019] python[30411]: segfault at 18 ip 00007f0e21a3b2c4 sp 00007ffd61e2a110 error 4 in "
+	       "libcudnn.so.7[7f0e1d000000+1a4e000]\n"
+	       "[Wed Mar 20 10:19:47 2019] python[12203]: segfault at 0 ip 00007f2c9d51a77e sp 00007f2bf97fd8c0 error 4 in "
+	       "_C.cpython-36m-x86_64-linux-gnu.so[7f2c9d4f0000+8c000]\n");
+	verdict v = b.run();
+	DIAG_CK_VERDICT(v, "segfault", 2);
+}
+END_TEST
+
 START_TEST(the_one_rank_inside_a_collective_at_ctrl_c_hung)
 {
 	// Ctrl-C: every rank's traceback ends in KeyboardInterrupt. Ranks 1-5
@@ -2361,6 +2394,7 @@ static Suite *suite()
 	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
 	tcase_add_test(t, a_peer_address_of_no_known_host_and_one_node_whose_link_failed);
 	tcase_add_test(t, a_failed_assertion_that_values_were_finite_is_non_finite_values);
+	tcase_add_test(t, a_crash_two_days_before_the_time_limit_is_in_the_job);
 	tcase_add_test(t, a_refused_configuration_after_training_stepped_is_the_trainings);
 	tcase_add_test(t, a_sacct_of_two_jobs_judges_the_one_the_log_ran_in);
 	tcase_add_test(t, a_link_down_on_a_node_the_launch_named_is_that_nodes);

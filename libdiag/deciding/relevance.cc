@@ -23,6 +23,9 @@ namespace {
 // first sign of life belong to an earlier job; with it, a minute (the
 // clocks' disagreement) is enough.
 constexpr int64_t kernel_lead_us = 15 * 60 * us_per_s;
+// How long before the job's first timed event its ranks' stamped progress
+// may still be the job's own.
+constexpr int64_t progress_lead_us = 7LL * 24 * 3600 * us_per_s;
 constexpr int64_t kernel_lead_known_start_us = 60 * us_per_s;
 constexpr int64_t kernel_tail_us = 5 * 60 * us_per_s;
 // A machine's record the job's own lines do not bound: its loss may come
@@ -75,12 +78,13 @@ void job_window(diagnosis_context &cx)
 				mn = std::min(mn, began);
 		}
 		// The ranks stepping (their last progress line stamped) were the
-		// job alive too, often long before its first fault.
+		// job alive too, often long before its first fault (a hang the
+		// time limit ended days later: a week at most).
 		if (mn != INT64_MAX && lo == no_time) {
 			progress_clock pc(ev);
 			for (const auto &m : ev.progress_marks)
 				if (m.stamped)
-					if (int64_t t = pc.time_of(m); t != no_time && t < mn && t > mn - kernel_lead_us * 96)
+					if (int64_t t = pc.time_of(m); t != no_time && t < mn && t > mn - progress_lead_us)
 						mn = t;
 		}
 		if (mn != INT64_MAX) {
