@@ -179,7 +179,8 @@ void rank_rounds::conclude_ahead(uint32_t file, bool is_task, std::vector<ahead_
 				hi = std::max(hi, t);
 			}
 			timed = timed && lo != INT64_MIN;
-			spread = std::max(spread, hi - lo);
+			if (timed)
+				spread = std::max(spread, hi - lo);
 		}
 		if (!timed)
 			continue;
