@@ -1550,6 +1550,8 @@ START_TEST(a_failed_assertion_that_values_were_finite_is_non_finite_values)
 					  "AssertionError: None\n");
 		verdict v = b.run();
 		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), finite_check ? "nan_inf" : "python_exception");
+		// (Said as non-finite values, not as the exception that carried them.)
+		ck_assert(finite_check == (v.summary.find("NaN/Inf") != std::string::npos));
 	}
 }
 END_TEST

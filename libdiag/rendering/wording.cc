@@ -28,7 +28,11 @@ std::string who(int rank, const std::string &host)
 
 std::string class_phrase(const event *e, failure_class c, const knowledge &kn)
 {
-	if (e && e->r && !e->r->summary.empty()) {
+	// (A Python exception the reading found to be another kind's, an
+	// assertion that values were finite: the rule's words no longer fit.)
+	const bool reclassed = e && e->r && e->r->cls == failure_class::python_exception && e->cls != e->r->cls &&
+			       e->cls != failure_class::unknown;
+	if (e && e->r && !e->r->summary.empty() && !reclassed) {
 		return fill_template(e->r->summary, [&](const std::string &name) { return e->capture(name); });
 	}
 	switch (c) {
