@@ -153,7 +153,7 @@ void pass_peer_fault(diagnosis_context &cx)
 		// peer was that node and its side broke.
 		const int64_t latest = d.first->time_us == no_time
 					       ? no_time
-					       : d.first->time_us + static_cast<int64_t>(d.first->time_unc_s * 1e6);
+					       : d.first->time_us + d.first->time_spread_us();
 		const event *link = one_node_saw_its_link_fail(ev, latest);
 		if (!link || link->host == d.first->host || (latest != no_time && link->time_us != no_time && link->time_us > latest))
 			return;

@@ -42,8 +42,7 @@ void pass_reclaimed_node(diagnosis_context &cx)
 		// (A loss reported on a line of no time of its own was somewhere
 		// between its neighbours' stamps: as late as the later one.)
 		if (d.first && d.first->time_us != no_time && e.time_us != no_time &&
-		    e.time_us > d.first->time_us + notice_after_us +
-					(d.first->inherited_time ? static_cast<int64_t>(d.first->time_unc_s * 1e6) : 0))
+		    e.time_us > d.first->time_us + notice_after_us + d.first->time_spread_us())
 			continue;
 		// A notice of no known time about another machine, and not just
 		// above the loss in its file (a cluster's event list, "61m ago":

@@ -72,10 +72,7 @@ bool before(const event &a, const event &b)
 		return a.line < b.line;
 	if (a.time_us == no_time || b.time_us == no_time)
 		return false;
-	auto spread = [](const event &e) {
-		return e.inherited_time ? static_cast<int64_t>(e.time_unc_s * 1e6) : int64_t{0};
-	};
-	return a.time_us + spread(a) < b.time_us - spread(b);
+	return a.time_us + a.time_spread_us() < b.time_us - b.time_spread_us();
 }
 
 // Something of the job that went wrong on its own: a fault, a process that

@@ -635,6 +635,20 @@ bool stopped_long_after_its_pace(diagnosis_context &cx)
 // barrier on a healthy run.
 constexpr int64_t alone_silence_us = 20LL * 60 * 1000000;
 
+// Whether a stamped progress line on one reckoning (a kind of stamp, with
+// a year or without) lies strictly between from and to (file-local µs).
+bool stepped_between(const evidence &ev, ts_kind kind, bool has_year, int64_t from, int64_t to)
+{
+	for (const auto &m : ev.progress_marks) {
+		if (!m.stamped || !same_reckoning(m.ts, kind, has_year))
+			continue;
+		const int64_t t = file_local_us(m.ts);
+		if (t > from && t < to)
+			return true;
+	}
+	return false;
+}
+
 // The job was stopped from outside long after one rank went its own way
 // (its last lines a phase no other rank printed, an evaluation or a save,
 // while each other rank's last line was one they all shared), nothing
@@ -666,13 +680,8 @@ bool stopped_long_after_one_went_alone(diagnosis_context &cx)
 	if (sf.pace_intervals > 0 && silence < paced_silence_factor * sf.pace_longest_us)
 		return false;
 	// Nothing stepped on after it.
-	for (const auto &m : cx.ev.progress_marks) {
-		if (!m.stamped || !same_reckoning(m.ts, lone->stamp_kind, lone->stamp_year))
-			continue;
-		const int64_t t = file_local_us(m.ts);
-		if (t > lone->us && t < stop)
-			return false;
-	}
+	if (stepped_between(cx.ev, lone->stamp_kind, lone->stamp_year, lone->us, stop))
+		return false;
 	const long long minutes = silence / (60LL * 1000000);
 	ended_a_hang(d, lone->rank,
 		     "its last lines (" + sf.path + ":" + std::to_string(lone->line) +
@@ -716,13 +725,8 @@ bool stopped_long_after_one_ran_ahead(diagnosis_context &cx)
 	    silence < ahead_spread_factor * std::max(ahead->spread_us, ahead_spread_floor_us))
 		return false;
 	// Nothing stepped on after it.
-	for (const auto &m : cx.ev.progress_marks) {
-		if (!m.stamped || !same_reckoning(m.ts, ahead->stamp_kind, ahead->stamp_year))
-			continue;
-		const int64_t t = file_local_us(m.ts);
-		if (t > ahead->us && t < stop)
-			return false;
-	}
+	if (stepped_between(cx.ev, ahead->stamp_kind, ahead->stamp_year, ahead->us, stop))
+		return false;
 	const long long minutes = silence / (60LL * 1000000);
 	const std::string r = std::to_string(ahead->rank);
 	ended_a_hang(d, ahead->rank,

@@ -75,6 +75,10 @@ struct event {
 				return c.second;
 		return {};
 	}
+
+	// How far either side of time_us a line with no time of its own may
+	// lie (half the gap between its neighbours' stamps; 0 for a stamped one).
+	int64_t time_spread_us() const { return static_cast<int64_t>(time_unc_s * 1e6); }
 };
 
 } // namespace diag
