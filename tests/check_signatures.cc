@@ -7,6 +7,7 @@
 #include "deciding/knowledge.hh"
 #include "matching/compiled_cache.hh"
 #include "matching/literal_set.hh"
+#include "matching/regex.hh"
 #include "matching/signature.hh"
 #include "pipeline.hh"
 
@@ -139,6 +140,35 @@ START_TEST(loader_refuses_bad_pattern_class_role_key)
 	ck_assert(load_error(y).find("'rank_of' is for rank_tag rules") != std::string::npos);
 	y = std::string(good_rule) + "    rank_of: world\n";
 	ck_assert(load_error(y).find("'rank_of' must be job or engine") != std::string::npos);
+}
+END_TEST
+
+// Patterns share one match data per thread: each keeps its own last
+// match's groups all the same, whatever matched or failed after it, and a
+// pattern with more groups than any before it still has them all.
+START_TEST(regex_keeps_its_own_groups)
+{
+	regex_error err;
+	auto a = regex::compile("rank (\\d+)", false, err);
+	auto b = regex::compile("(node)(\\d+)", false, err);
+	std::string many = "(a)";
+	for (int i = 0; i < 70; i++)
+		many += "(b)?";
+	auto c = regex::compile(many + "(z)", false, err);
+	ck_assert(a && b && c);
+	std::string s1 = "rank 12 died", s2 = "on node7", s3 = "az";
+	ck_assert(a->search(s1));
+	ck_assert(b->search(s2));
+	ck_assert(!a->search("no number here"));
+	ck_assert_str_eq(std::string(a->group(s1, 1)).c_str(), "12");
+	ck_assert_str_eq(std::string(b->group(s2, 2)).c_str(), "7");
+	ck_assert(c->search(s3));
+	ck_assert(!c->group_set(2));
+	ck_assert_str_eq(std::string(c->group(s3, 72)).c_str(), "z");
+	ck_assert(!c->group_set(73));
+	regex copy = *b;
+	ck_assert(copy.search("node42"));
+	ck_assert_str_eq(std::string(b->group(s2, 2)).c_str(), "7");
 }
 END_TEST
 
@@ -831,6 +861,7 @@ static Suite *suite()
 	Suite *s = suite_create("signatures");
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, loader_accepts_good_rule);
+	tcase_add_test(t, regex_keeps_its_own_groups);
 	tcase_add_test(t, knowledge_names_a_missing_top_level_list);
 	tcase_add_test(t, loader_refuses_sample_that_does_not_match);
 	tcase_add_test(t, loader_refuses_sample_without_literal);

@@ -1,5 +1,11 @@
 // PCRE2 with RAII: compiled once, JIT attempted once a pattern is in use (a
-// failed JIT falls back to the interpreter), match data reused per pattern. Errors are values.
+// failed JIT falls back to the interpreter). Errors are values.
+//
+// One match data per thread serves every pattern, and a pattern keeps only
+// its own last match's offsets: the interpreter keeps a 20 KiB frame vector
+// in the match data it ran with, and one per pattern (five hundred of them,
+// each tried once when its samples are checked at load) was most of what a
+// diagnosis of a small log touched in memory.
 #pragma once
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -21,8 +27,9 @@ struct regex_error {
 class regex {
 public:
 	static std::optional<regex> compile(std::string_view pattern, bool caseless, regex_error &err);
-	// A copy that shares nothing (its own compiled code, match data and
-	// JIT), for another thread: a plain copy shares the match data.
+	// A copy that shares nothing (its own compiled code and JIT), for
+	// another thread: a plain copy shares the compiled code, whose JIT
+	// compilation is not for two threads at once.
 	regex own_copy() const;
 
 	// Unanchored search. On a match, captures are available through group().
@@ -35,9 +42,9 @@ public:
 
 private:
 	struct code_free { void operator()(pcre2_code *c) const { pcre2_code_free(c); } };
-	struct md_free { void operator()(pcre2_match_data *m) const { pcre2_match_data_free(m); } };
 	std::shared_ptr<pcre2_code> rx_code;
-	std::shared_ptr<pcre2_match_data> rx_md;
+	// The last successful search's capture offsets, start and end per group.
+	std::vector<PCRE2_SIZE> rx_ovector;
 	std::vector<std::pair<std::string, uint32_t>> rx_names;
 	uint32_t rx_ncap = 0;
 	bool rx_jit = false;
