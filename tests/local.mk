@@ -22,12 +22,17 @@ TEST_LDADD = libdiag/libdiagcore.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 EXTRA_DIST += %reldir%/ck_cxx.hh %reldir%/ck_bundle.hh %reldir%/data
 
+# make -j2 starts tests in this order: the longest first (the Slurm
+# cluster's, the sanitized build's, the real-log corpus and its invariance
+# check after it), so that the short ones fill in beside them at the end
+# instead of one long one running alone.
 include %reldir%/slurm.mk
+include %reldir%/sanitized.mk
+include %reldir%/realworld.mk
 include %reldir%/unit.mk
 include %reldir%/timestamp.mk
 include %reldir%/fr.mk
 include %reldir%/sim.mk
-include %reldir%/realworld.mk
 include %reldir%/runlinks.mk
 include %reldir%/spank.mk
 include %reldir%/epilog.mk
@@ -36,4 +41,3 @@ include %reldir%/bench.mk
 include %reldir%/console.mk
 include %reldir%/records.mk
 include %reldir%/fuzz/local.mk
-include %reldir%/sanitized.mk

@@ -6,7 +6,7 @@
 # with `make check-sanitized`. Where clang and libFuzzer are installed
 # (clang-14, libclang-rt-14-dev) it is --enable-fuzzing instead, which
 # sanitizes the same way with clang and also fuzzes each target for
-# FUZZ_CHECK_SECONDS (3), from every FUZZ_SEED_STRIDE-th seed (4; 1: all).
+# FUZZ_CHECK_SECONDS (3), from every FUZZ_SEED_STRIDE-th seed (8; 1: all).
 # SANITIZED_JOBS (2) is make's -j there.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -50,8 +50,8 @@ echo "sanitized: built in $((built - start)) s"
 CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 FR_FUZZ_SECONDS=${FR_FUZZ_SECONDS:-10}
 # The fuzz targets' seeds include every job.log of the real-log corpus:
-# under ASan every fourth one (the plain build's tests replay them all).
-FUZZ_SEED_STRIDE=${FUZZ_SEED_STRIDE:-4}
+# under ASan every eighth one (the plain build's tests replay them all).
+FUZZ_SEED_STRIDE=${FUZZ_SEED_STRIDE:-8}
 export CK_TIMEOUT_MULTIPLIER
 export FR_FUZZ_SECONDS
 export FUZZ_SEED_STRIDE
