@@ -853,6 +853,41 @@ START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
 }
 END_TEST
 
+START_TEST(the_last_stall_reported_before_a_time_limit_names_the_hang)
+{
+	// The stall inspector's reports, one line per stalled rank ("2:
+	// [...]"): an early stall naming rank 0 that the job stepped past,
+	// then rank 2 named every five minutes for an hour until the time
+	// limit. The stop ended rank 2's hang; the survived stall is no part of
+	// it. With the late reports naming two ranks, nobody is singled out.
+	for (bool one : {true, false}) {
+		bundle b;
+		auto report = [](const std::string &at, const std::string &ranks) {
+			std::string r = "[2022-07-20 " + at + ".024795: W horovod/common/stall_inspector.cc:105] One or more "
+					"tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
+					"waiting for remainder of ranks for more than 300 seconds.\nStalled ranks:\n";
+			for (char c : ranks)
+				r += std::string(1, c) + ": [HorovodAllreduce_globals_have_data_0, HorovodAllreduce_globals_have_error_0]\n";
+			return r;
+		};
+		std::string log = "train epoch 63, finished after 2285 steps\n" + report("00:02:00", "0");
+		log += "train epoch 64, finished after 2272 steps\ntrain epoch 65, finished after 2281 steps\n";
+		for (int m = 0; m < 60; m += 5)
+			log += report("04:" + std::string(m < 10 ? "0" : "") + std::to_string(m) + ":21", one ? "2" : "23");
+		b.file("job.log", log);
+		b.file("sacct.txt", "JobID|JobName|State|ExitCode|Start|End|Elapsed|NodeList\n"
+				    "881|asr|TIMEOUT|0:0|2022-07-19T05:02:09|2022-07-20T05:02:13|1-00:00:04|cn-314\n");
+		verdict v = b.run();
+		if (one) {
+			DIAG_CK_VERDICT(v, "collective_hang", 2);
+		} else {
+			ck_assert_int_ne(v.first_rank, 2);
+			ck_assert_int_ne(v.first_rank, 0);
+		}
+	}
+}
+END_TEST
+
 START_TEST(a_failure_the_launcher_restarted_from_was_survived)
 {
 	// Rank 1 raised; torchrun restarted the worker group and training went
@@ -2354,6 +2389,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_rank_that_finished_left_the_others_waiting);
 	tcase_add_test(t, a_rank_that_says_it_finished_in_its_text_left_the_others);
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
+	tcase_add_test(t, the_last_stall_reported_before_a_time_limit_names_the_hang);
 	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
 	tcase_add_test(t, an_nfs_server_lost_until_the_end_is_the_cause_one_back_is_not);
 	tcase_add_test(t, a_failure_the_launcher_restarted_from_was_survived);

@@ -74,6 +74,11 @@ void pass_fault_choice(diagnosis_context &cx);     // fault_choice.cc: the first
 void pass_common_mode(diagnosis_context &cx);      // common_mode.cc: the same fault on many ranks
 void pass_hang_structure(diagnosis_context &cx);   // hang_structure.cc: who is missing or different
 void pass_stall_report(diagnosis_context &cx);     // stall_report.cc: the ranks a stall report names missing
+// Whether the event is a stall report naming stalled ranks: in a list
+// ("missing ranks: 0, 6") or, one line per rank, by its label ("2: [...]").
+bool names_stalled_ranks(const event &e);
+// Whether that report names rank r.
+bool stall_report_names(const event &e, int r);
 void pass_decide(diagnosis_context &cx);           // decide.cc: class and first rank from the above
 void pass_stopped_while_hung(diagnosis_context &cx); // stopped_while_hung.cc: a cancel that ended a hang
 void pass_stalled_before_end(diagnosis_context &cx); // stalled_before_end.cc: steps stopped long before the log did

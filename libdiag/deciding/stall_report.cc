@@ -89,6 +89,20 @@ int barrier_missing(const evidence &ev, std::set<int> &missing)
 
 } // namespace
 
+bool names_stalled_ranks(const event &e)
+{
+	return !e.capture("missing_rank").empty() || (e.has_capture("stall_list") && e.task >= 0);
+}
+
+bool stall_report_names(const event &e, int r)
+{
+	if (e.has_capture("stall_list") && e.capture("missing_rank").empty())
+		return e.task == r;
+	std::set<int> named;
+	add_ranks(e.capture("missing_rank"), named);
+	return named.count(r) > 0;
+}
+
 void pass_stall_report(diagnosis_context &cx)
 {
 	hang_view &hv = cx.hv;
@@ -120,8 +134,9 @@ void pass_stall_report(diagnosis_context &cx)
 			if (!e.dropped && e.r && e.r->family != "horovod" && !e.capture("missing_rank").empty())
 				add_ranks(e.capture("missing_rank"), never_registered);
 	const bool start_report_ok = never_registered.size() == 1;
+	auto names_ranks = names_stalled_ranks;
 	auto report = [&](const event &e) {
-		return !e.dropped && !e.capture("missing_rank").empty() && !progress_long_after(cx.ev, e) &&
+		return !e.dropped && names_ranks(e) && !progress_long_after(cx.ev, e) &&
 		       !(at_start && e.r && e.r->family != "horovod" && !start_report_ok);
 	};
 	for (const auto &e : cx.ev.events)
@@ -136,7 +151,7 @@ void pass_stall_report(diagnosis_context &cx)
 		for (bool grew = true; grew;) {
 			grew = false;
 			for (const auto &e : cx.ev.events)
-				if (!e.dropped && e.file == last->file && !e.capture("missing_rank").empty() && e.line < run_start &&
+				if (!e.dropped && e.file == last->file && names_ranks(e) && e.line < run_start &&
 				    run_start - e.line <= 1) {
 					run_start = e.line;
 					grew = true;
@@ -145,9 +160,11 @@ void pass_stall_report(diagnosis_context &cx)
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || progress_long_after(cx.ev, e))
 			continue;
-		if (!e.capture("missing_rank").empty() && !report(e))
+		if (names_ranks(e) && !report(e))
 			continue;
-		if (!e.capture("missing_rank").empty() &&
+		// (Only the latest report: an earlier stall the job stepped past
+		// named others.)
+		if (names_ranks(e) &&
 		    (latest != INT64_MIN ? e.time_us != no_time && latest - e.time_us > 1000000
 					 : last && (e.file != last->file || e.line < run_start)))
 			continue;

@@ -93,9 +93,13 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	// repeats its report once per check (a minute by default), so the
 	// separate runs of report lines count the minutes.
 	int untimed_runs = 0;
+	// (A report naming ranks counts where it names the one suspected: an
+	// earlier stall that named another, stepped past, is no part of it.)
 	for (const auto &e : cx.ev.events) {
-		if (e.dropped || (e.capture("missing_rank").empty() && e.capture("ready_ranks").empty() &&
+		if (e.dropped || (!names_stalled_ranks(e) && e.capture("ready_ranks").empty() &&
 				  e.capture("barrier_world").empty()))
+			continue;
+		if (names_stalled_ranks(e) && !stall_report_names(e, cx.hv.suspects[0]))
 			continue;
 		if (e.time_us == no_time) {
 			if (e.file == d.first->file && e.line < d.first->line)
@@ -110,7 +114,7 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	// the last report in that report's file, had resolved: no hang.)
 	std::map<uint32_t, uint64_t> last_report; // file -> line
 	for (const auto &e : cx.ev.events)
-		if (!e.dropped && (!e.capture("missing_rank").empty() || !e.capture("ready_ranks").empty() ||
+		if (!e.dropped && (names_stalled_ranks(e) || !e.capture("ready_ranks").empty() ||
 				   !e.capture("barrier_world").empty()))
 			last_report[e.file] = std::max(last_report[e.file], e.line);
 	for (const auto &p : cx.ev.last_progress) {
