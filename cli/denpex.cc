@@ -247,12 +247,17 @@ void print_timeline(diag::analysis &an, const diag::verdict &v, bool json, doubl
 			json_object_set_new(o, "source", jstr(src));
 			json_object_set_new(o, "text", jstr(e.text));
 			json_object_set_new(o, "mark", json_string(mark == "*" ? "first" : mark == ">" ? "first_victim" : ""));
+			// (Why the diagnosis set it aside: caught, survived, before the job.)
+			if (!e.why_not.empty())
+				json_object_set_new(o, "set_aside", jstr(e.why_not));
 			json_array_append_new(arr, o);
 		} else {
 			printf("%s %-25s %-24s %-12s %5s %-10s %-32s %s\n    %s\n", mark.c_str(), (tmark + fmt_time(e.time_us)).c_str(),
 			       fmt_time(e.raw_us).c_str(), diag::valid_utf8(host).c_str(),
 			       e.rank >= 0 ? std::to_string(e.rank).c_str() : "-", role.c_str(), diag::valid_utf8(rule).c_str(),
 			       diag::valid_utf8(src).c_str(), diag::valid_utf8(e.text).c_str());
+			if (!e.why_not.empty())
+				printf("    (set aside: %s)\n", diag::valid_utf8(e.why_not).c_str());
 		}
 	}
 	if (json) {

@@ -165,5 +165,26 @@ if v["class"] == "node_failure" and v["first"]["host"] is None:
 case $action in "A node failed: "*) rc=0 ;; *) rc=1 ;; esac
 check "an unknown host in an action reads as words ('$action')" $rc
 
+# The timeline says why a fault was set aside: rank 1's traceback, printed
+# by a handler that said it would retry, before rank 0's fatal error.
+mkdir -p "$tmp/survived"
+cat >"$tmp/survived/job.log" <<'LOG'
+[rank1]: WARNING:trainer:failed to upload metrics, will retry in 30s
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "upload.py", line 3, in push
+[rank1]: KeyError: 'label'
+[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered
+LOG
+"$DENPEX" timeline "$tmp/survived/job.log" >"$tmp/tl.txt" 2>/dev/null
+grep -A1 "KeyError" "$tmp/tl.txt" | grep -q '^    (set aside: a handler printed'
+check "timeline says why a fault was set aside" $?
+"$DENPEX" timeline --json "$tmp/survived/job.log" 2>/dev/null | "$PYTHON3" -c '
+import json, sys
+ev = json.load(sys.stdin)["events"]
+aside = [e for e in ev if "KeyError" in e["text"]]
+kept = [e for e in ev if "illegal memory" in e["text"]]
+sys.exit(0 if aside and "handler" in aside[0].get("set_aside", "") and kept and "set_aside" not in kept[0] else 1)'
+check "timeline --json gives set_aside on that fault only" $?
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1546,8 +1546,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					    caps.get("exc").size() >= 14 &&
 					    caps.get("exc").substr(caps.get("exc").size() - 14) == "AssertionError")
 						e.cls = failure_class::nan_inf;
-					if (w.traceback_handled)
+					if (w.traceback_handled) {
 						e.decoy = true;
+						e.why_not = "a handler printed its traceback (it said it retried, skipped or recovered)";
+					}
 					if (w.traceback_at_startup)
 						e.at_startup = true;
 				}
@@ -1568,6 +1570,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// ("will retry", then "OSError: [Errno 28] ...") was caught
 				// with it.
 				e.decoy = true;
+				e.why_not = "a handler printed it (it said it retried, skipped or recovered)";
 				w.traceback_handled = false;
 			}
 			// One failure, one phase: a chain whose later link was raised
