@@ -134,9 +134,8 @@ void pass_stall_report(diagnosis_context &cx)
 			if (!e.dropped && e.r && e.r->family != "horovod" && !e.capture("missing_rank").empty())
 				add_ranks(e.capture("missing_rank"), never_registered);
 	const bool start_report_ok = never_registered.size() == 1;
-	auto names_ranks = names_stalled_ranks;
 	auto report = [&](const event &e) {
-		return !e.dropped && names_ranks(e) && !progress_long_after(cx.ev, e) &&
+		return !e.dropped && names_stalled_ranks(e) && !progress_long_after(cx.ev, e) &&
 		       !(at_start && e.r && e.r->family != "horovod" && !start_report_ok);
 	};
 	for (const auto &e : cx.ev.events)
@@ -151,7 +150,7 @@ void pass_stall_report(diagnosis_context &cx)
 		for (bool grew = true; grew;) {
 			grew = false;
 			for (const auto &e : cx.ev.events)
-				if (!e.dropped && e.file == last->file && names_ranks(e) && e.line < run_start &&
+				if (!e.dropped && e.file == last->file && names_stalled_ranks(e) && e.line < run_start &&
 				    run_start - e.line <= 1) {
 					run_start = e.line;
 					grew = true;
@@ -160,11 +159,11 @@ void pass_stall_report(diagnosis_context &cx)
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || progress_long_after(cx.ev, e))
 			continue;
-		if (names_ranks(e) && !report(e))
+		if (names_stalled_ranks(e) && !report(e))
 			continue;
 		// (Only the latest report: an earlier stall the job stepped past
 		// named others.)
-		if (names_ranks(e) &&
+		if (names_stalled_ranks(e) &&
 		    (latest != INT64_MIN ? e.time_us != no_time && latest - e.time_us > 1000000
 					 : last && (e.file != last->file || e.line < run_start)))
 			continue;

@@ -74,6 +74,13 @@ void ended_a_hang(decision &d, int rank, const std::string &why, std::string not
 	d.notes.push_back(std::move(note));
 }
 
+// A report of a stall: ranks named stalled, the ranks that were ready
+// (the rest stalled), or a store barrier short of its world.
+bool reports_a_stall(const event &e)
+{
+	return names_stalled_ranks(e) || !e.capture("ready_ranks").empty() || !e.capture("barrier_world").empty();
+}
+
 // The other ranks' stall reports had named one rank missing from their
 // collectives (Horovod's stall inspector, a minute at least into the wait)
 // before the job was stopped from outside (a cancel, its time limit): it
@@ -96,8 +103,7 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	// (A report naming ranks counts where it names the one suspected: an
 	// earlier stall that named another, stepped past, is no part of it.)
 	for (const auto &e : cx.ev.events) {
-		if (e.dropped || (!names_stalled_ranks(e) && e.capture("ready_ranks").empty() &&
-				  e.capture("barrier_world").empty()))
+		if (e.dropped || !reports_a_stall(e))
 			continue;
 		if (names_stalled_ranks(e) && !stall_report_names(e, cx.hv.suspects[0]))
 			continue;
@@ -114,8 +120,7 @@ bool ended_a_reported_stall(diagnosis_context &cx)
 	// the last report in that report's file, had resolved: no hang.)
 	std::map<uint32_t, uint64_t> last_report; // file -> line
 	for (const auto &e : cx.ev.events)
-		if (!e.dropped && (names_stalled_ranks(e) || !e.capture("ready_ranks").empty() ||
-				   !e.capture("barrier_world").empty()))
+		if (!e.dropped && reports_a_stall(e))
 			last_report[e.file] = std::max(last_report[e.file], e.line);
 	for (const auto &p : cx.ev.last_progress) {
 		const uint32_t file = static_cast<uint32_t>(p.first >> 32);
