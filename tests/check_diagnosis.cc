@@ -955,30 +955,34 @@ START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
 	// cancel: the job had hung, the cancel ended the wait. The same cancel
 	// a minute after the last step is a cancel of a running job; one the
 	// job outlived, writing for minutes after it (finishing its phase), was
-	// of a busy job, not a hung one.
+	// of a busy job, not a hung one. One process stepping alone (a JAX
+	// process driving its eight GPUs) hangs the same way.
 	enum { hung, running, busy } shapes[] = {hung, running, busy};
-	for (auto shape : shapes) {
-		bundle b;
-		std::string log;
-		char line[160];
-		for (int m = 0; m < 20; m++)
-			for (int r = 0; r < 4; r++) {
-				snprintf(line, sizeof line, "%d: 2024-02-21 12:%02d:%02d,100 INFO step %d loss 2.%03d\n", r, 10 + m, 5 + r,
-					 100 * (m + 1), 700 - m);
-				log += line;
+	for (int ranks : {4, 1})
+		for (auto shape : shapes) {
+			bundle b;
+			std::string log;
+			char line[160];
+			for (int m = 0; m < 20; m++)
+				for (int r = 0; r < ranks; r++) {
+					snprintf(line, sizeof line, "%s2024-02-21 12:%02d:%02d,100 INFO step %d loss 2.%03d\n",
+						 ranks > 1 ? (std::to_string(r) + ": ").c_str() : "", 10 + m, 5 + r, 100 * (m + 1),
+						 700 - m);
+					log += line;
+				}
+			const char *at = shape == running ? "12:30:40" : "13:10:00";
+			log += std::string("slurmstepd: error: *** JOB 771204 ON a40-n11 CANCELLED AT 2024-02-21T") + at + " ***\n";
+			if (shape == busy)
+				log += std::string(ranks > 1 ? "0: " : "") +
+				       "2024-02-21 13:22:15,000 INFO evaluation done, saving checkpoint before stopping\n";
+			b.file("job.out", log);
+			verdict v = b.run();
+			if (shape == hung) {
+				DIAG_CK_VERDICT(v, "collective_hang", -1);
+			} else {
+				DIAG_CK_VERDICT(v, "user_cancel", -1);
 			}
-		const char *at = shape == running ? "12:30:40" : "13:10:00";
-		log += std::string("slurmstepd: error: *** JOB 771204 ON a40-n11 CANCELLED AT 2024-02-21T") + at + " ***\n";
-		if (shape == busy)
-			log += "0: 2024-02-21 13:22:15,000 INFO evaluation done, saving checkpoint before stopping\n";
-		b.file("job.out", log);
-		verdict v = b.run();
-		if (shape == hung) {
-			DIAG_CK_VERDICT(v, "collective_hang", -1);
-		} else {
-			DIAG_CK_VERDICT(v, "user_cancel", -1);
 		}
-	}
 }
 END_TEST
 

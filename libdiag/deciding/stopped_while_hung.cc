@@ -510,11 +510,6 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 	return true;
 }
 
-// The job's log went silent long before it was stopped from outside: its
-// writers had stepped at a steady pace, and the silence before the stop
-// was many times the longest interval between two of their steps (and ten
-// minutes at least). A job of several ranks stalled and the stop ended the
-// wait; the rank behind in steps, where one is, stopped first.
 // The silence between a stop's line and the last progress in its file,
 // where that file's steadiest writer had a pace the silence far exceeds
 // and the file says nothing for minutes after the stop; -1 otherwise.
@@ -585,23 +580,15 @@ int sole_rank_skipping_a_nan(const evidence &ev, const ts_value &at, int64_t las
 // The job's log went silent long before it was stopped from outside: its
 // writers had stepped at a steady pace, and the silence before the stop
 // was many times the longest interval between two of their steps (and ten
-// minutes at least). A job of several ranks stalled and the stop ended the
-// wait; the rank behind in steps, where one is, stopped first. Any line of
-// the stop (each file's own) may show it, whichever the decision names.
+// minutes at least). The job stalled and the stop ended the wait; the rank
+// behind in steps, where one is, stopped first. One process counts too: it
+// may drive several devices and their collectives itself (JAX's pmap, a
+// mirrored strategy), and its silence is the same stall. Any line of the
+// stop (each file's own) may show it, whichever the decision names.
 bool stopped_long_after_its_pace(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	if (!stopped_from_outside(d))
-		return false;
-	// (Several ranks: one process alone waits on no collective.)
-	std::set<int> ranks;
-	for (const auto &m : cx.ev.rank_progress)
-		if (!m.is_task || cx.ev.tasks_are_ranks)
-			ranks.insert(m.id);
-	for (const auto &e : cx.ev.events)
-		if (e.rank >= 0)
-			ranks.insert(e.rank);
-	if (cx.ev.ranks.world_size() < 2 && cx.ev.round_ranks < 2 && ranks.size() < 2)
 		return false;
 	int64_t silence = -1;
 	const source_file *sf = nullptr;
