@@ -986,6 +986,58 @@ START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
 }
 END_TEST
 
+START_TEST(a_coordinator_naming_every_other_task_at_once_is_the_one_apart)
+{
+	// JAX's coordination service on task 0 stops hearing from tasks 1, 2
+	// and 3 in the same millisecond: three nodes did not fail together,
+	// task 0 was cut off from them. Its node's kernel saw its NIC stall a
+	// minute and a half before: the network. Naming task 2 alone names
+	// task 2.
+	enum { all_named, all_named_nic, one_named } shapes[] = {all_named, all_named_nic, one_named};
+	for (auto shape : shapes) {
+		bundle b;
+		std::string log = "+ srun -l --ntasks-per-node=1 python -u -m train --coordinator=jxvm-01:61234\n";
+		char line[400];
+		for (int r = 0; r < 4; r++) {
+			snprintf(line, sizeof line,
+				 "%d: I0612 09:41:12.8%02d 1402875 train.py:88] process %d/4 host=jxvm-0%d local_devices=8\n", r,
+				 r, r, r + 1);
+			log += line;
+		}
+		for (int step = 0; step < 6; step++) {
+			snprintf(line, sizeof line, "0: I0612 13:%02d:30.217 1402875 train.py:241] step %d loss=2.21 steps/sec=1.05\n",
+				 30 + 4 * step, 70000 + 250 * step);
+			log += line;
+		}
+		for (int t = 1; t < 4; t++) {
+			if (shape == one_named && t != 2)
+				continue;
+			snprintf(line, sizeof line,
+				 "0: 2025-06-12 13:57:12.44%d: E external/xla/xla/tsl/distributed_runtime/coordination/"
+				 "coordination_service.cc:1170] /job:jax_worker/replica:0/task:%d has been set to ERROR in "
+				 "coordination service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:%d heartbeat timeout.\n",
+				 t, t, t);
+			log += line;
+		}
+		for (int r = 0; r < 4; r++) {
+			snprintf(line, sizeof line, "srun: error: jxvm-0%d: task %d: Aborted (core dumped)\n", r + 1, r);
+			log += line;
+		}
+		b.file("job.log", log);
+		if (shape == all_named_nic)
+			b.file("kern.jxvm-01.log", "2025-06-12T13:55:36+0000 jxvm-01 kernel: NETDEV WATCHDOG: eth0 (virtio_net): "
+						   "transmit queue 2 timed out\n");
+		verdict v = b.run();
+		if (shape == one_named) {
+			DIAG_CK_VERDICT(v, "collective_hang", 2);
+		} else {
+			DIAG_CK_VERDICT(v, shape == all_named_nic ? "network" : "collective_hang", 0);
+			DIAG_CK_STR_EQ(v.first_host, "jxvm-01");
+		}
+	}
+}
+END_TEST
+
 START_TEST(the_one_stack_that_differs_in_a_dump_of_live_processes_hung)
 {
 	// py-spy's dumps of the eight ranks (pids 2000-2007, from NCCL's init
@@ -2395,6 +2447,7 @@ static Suite *suite()
 	tcase_add_test(t, untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung);
 	tcase_add_test(t, the_last_stall_reported_before_a_time_limit_names_the_hang);
 	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
+	tcase_add_test(t, a_coordinator_naming_every_other_task_at_once_is_the_one_apart);
 	tcase_add_test(t, an_nfs_server_lost_until_the_end_is_the_cause_one_back_is_not);
 	tcase_add_test(t, a_failure_the_launcher_restarted_from_was_survived);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);

@@ -60,6 +60,40 @@ const event *link_down_as_the_collective_began(const evidence &ev)
 	return link;
 }
 
+// How long before the first report of a hang its suspect's link may have
+// failed and still be what cut it off: a coordinator's heartbeat timeout
+// (100 s by default) or a store's keep-alive, with room for a NIC's
+// retries.
+constexpr int64_t link_before_hang_us = 10LL * 60 * 1000000;
+
+// The suspect rank's node's own kernel seeing its link stall or go down in
+// the minutes before the first report of the hang, where no other node's
+// kernel saw its own fail then; nullptr otherwise.
+const event *suspects_link_failed_before(const evidence &ev, int rank)
+{
+	const rank_info *ri = ev.ranks.by_rank(rank);
+	if (!ri || ri->host < 0)
+		return nullptr;
+	int64_t reported = no_time;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
+		    (reported == no_time || e.time_us < reported))
+			reported = e.time_us;
+	if (reported == no_time)
+		return nullptr;
+	const event *link = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.time_us == no_time || e.time_us > reported ||
+		    reported - e.time_us > link_before_hang_us || !kernel_link_fault(ev, e, e.host))
+			continue;
+		if (e.host != ri->host)
+			return nullptr;
+		if (!link || e.time_us > link->time_us)
+			link = &e;
+	}
+	return link;
+}
+
 // The job's host a network error's peer names ("10.44.2.12<48211>",
 // "pe-x13<50387>", "pe-x13.cluster<...>"): by an address a host's lines
 // gave, else by its name.
@@ -449,6 +483,16 @@ void without_initiator(diagnosis_context &cx)
 			d.hang_why = hv.why;
 			d.rank_singled_out = true;
 			d.confidence = "medium";
+			// The rank the hang singles out lost its network: its node's
+			// kernel saw its own link stall or go down just before the
+			// others' reports, and no other node's did.
+			if (const event *link = suspects_link_failed_before(ev, hv.suspects[0])) {
+				d.cls = failure_class::network;
+				d.first_host = link->host;
+				d.notes.push_back(ev.host_name(link->host) + "'s kernel saw its network link fail (" +
+						  ev.where(*link) + ") just before the others' reports: rank " +
+						  std::to_string(hv.suspects[0]) + " was cut off");
+			}
 		} else if (hv.suspects.size() > 1) {
 			// Several ranks singled out: all of them, and no first.
 			for (size_t i = 0; i < hv.suspects.size(); i++)

@@ -112,6 +112,7 @@ void pass_stall_report(diagnosis_context &cx)
 	// Ranks the inspector marked stalled past its shutdown time ("3!: "):
 	// the others listed miss only what those hold up.
 	std::set<int> marked;
+	std::set<int> reporters; // the ranks whose reports named the missing
 	int reports = 0;
 	bool other_reporter = false; // a report not Horovod's (JAX's coordination service)
 	// A stall the inspector kept reporting narrows as ranks catch up
@@ -194,8 +195,25 @@ void pass_stall_report(diagnosis_context &cx)
 		if (!e.capture("stalled_mark").empty())
 			add_ranks(m, marked);
 		reports++;
+		reporters.insert(e.rank);
 		if (e.r && e.r->family != "horovod")
 			other_reporter = true;
+	}
+	// One rank reporting every other rank of a world of three or more
+	// missing at once: all the others did not fail together; the reporter
+	// is the one apart from them (the coordinator cut off from its tasks,
+	// the rank that alone entered a collective).
+	const int world = std::max(cx.ev.ranks.world_size(), cx.ev.round_ranks);
+	if (reporters.size() == 1 && *reporters.begin() >= 0 && world >= 3 && marked.empty() &&
+	    missing.size() == static_cast<size_t>(world - 1) && !missing.count(*reporters.begin()) &&
+	    *missing.rbegin() < world) {
+		const int r = *reporters.begin();
+		hv.suspects.push_back(r);
+		hv.suspect_why.push_back("it reported every other rank missing at once: the one apart from the others");
+		hv.why = hv.suspect_why.back();
+		hv.stall_reports = reports;
+		cx.d.hang_reporting = hv.reporting();
+		return;
 	}
 	std::string why = other_reporter ? "the others' reports name it as never having reached the barrier or collective they waited in"
 					 : "Horovod's stall inspector names it as missing from a collective the other ranks submitted";

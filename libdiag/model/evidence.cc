@@ -88,6 +88,11 @@ long evidence::add(event &&e)
 	// another pod and the node it ran on, and the job's may be many.
 	if (std::string pod = e.capture("pod"); !pod.empty())
 		writer += "|" + pod;
+	// And a report naming missing ranks keeps each rank's apart: a
+	// coordinator naming each of its tasks in a line of its own names them
+	// all, however many, where the reading's newest would keep only one.
+	if (std::string missing = e.capture("missing_rank"); !missing.empty() && missing.size() <= 64)
+		writer += "|missing " + missing;
 	kept_count &count = ev_kept[writer];
 	uint32_t &kept = count.kept;
 	const int64_t own_us = e.ts.kind == ts_kind::none ? INT64_MIN : file_local_us(e.ts);
