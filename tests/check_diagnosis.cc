@@ -2354,11 +2354,13 @@ END_TEST
 // times out in an all-reduce that began ten minutes before, and torchrun's
 // restart then cannot reach its store. The restart's failure is the
 // collapse's aftermath. Where node01's kernel saw its link go down as
-// that collective began, the link stalled it (network, node01); where no
-// kernel says so, the ranks hung.
+// that collective began, the link stalled it (network, node01), even where
+// node02's link had flapped twenty minutes before and the job stepped on;
+// where no kernel says so, the ranks hung.
 START_TEST(a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is)
 {
-	for (bool link_down : {true, false}) {
+	for (int shape : {0, 1, 2}) {
+		const bool link_down = shape != 0, earlier_flap = shape == 2;
 		bundle b;
 		std::string log = two_nodes_of_four();
 		log += "[rank0]:2026-10-26 03:20:00,100 step 100 loss 2.10\n"
@@ -2370,6 +2372,10 @@ START_TEST(a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_i
 		b.file("job.log", log);
 		if (link_down)
 			b.file("kern.node01.log", "2026-10-26T03:31:44+0000 node01 kernel: ixgbe 0000:18:00.0 eno1: NIC Link is Down\n");
+		if (earlier_flap)
+			b.file("kern.node02.log", "2026-10-26T03:22:10+0000 node02 kernel: ixgbe 0000:18:00.0 eno1: NIC Link is Down\n"
+						  "2026-10-26T03:22:14+0000 node02 kernel: ixgbe 0000:18:00.0 eno1: NIC Link is Up 10 "
+						  "Gbps, Flow Control: RX/TX\n");
 		verdict v = b.run();
 		if (link_down) {
 			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");

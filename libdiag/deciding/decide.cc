@@ -38,7 +38,7 @@ constexpr int64_t link_slack_us = 60LL * 1000000;
 // The one node's kernel link failure at the start of the collective the
 // ranks timed out in (the earliest watchdog's time less its timeout), or
 // nullptr where no such timeout says when it began, or no one node's link
-// went down then.
+// went down then (another node's, then too, leaves no one node).
 const event *link_down_as_the_collective_began(const evidence &ev)
 {
 	int64_t began = no_time, fired = no_time;
@@ -53,10 +53,18 @@ const event *link_down_as_the_collective_began(const evidence &ev)
 	}
 	if (began == no_time)
 		return nullptr;
-	const event *link = one_node_saw_its_link_fail(ev, fired);
-	if (!link || link->time_us == no_time || link->time_us < began - link_slack_us ||
-	    link->time_us > began + link_slack_us)
-		return nullptr;
+	// (Of the kernels' link failures only those then: a node whose link
+	// flapped half an hour before, the job stepping on, broke nothing.)
+	const event *link = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.time_us == no_time || e.time_us < began - link_slack_us ||
+		    e.time_us > began + link_slack_us || e.time_us > fired || !kernel_link_fault(ev, e, e.host))
+			continue;
+		if (link && link->host != e.host)
+			return nullptr;
+		if (!link || e.time_us < link->time_us)
+			link = &e;
+	}
 	return link;
 }
 
