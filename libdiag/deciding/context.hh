@@ -112,7 +112,7 @@ bool one_machine(const evidence &ev);
 bool kernel_link_fault(const evidence &ev, const event &e, int host);
 // The one node of the job whose kernel saw its own network link fail (the
 // latest such line at or before broke, else the first), or null where no
-// node or several did (peer_fault.cc).
+// node or several did; of those near broke where some are (peer_fault.cc).
 const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke);
 // An Xid 154 whose recovery action (a GPU reset, a node reboot) no later
 // line of that GPU cleared and no boot of its node since performed: the

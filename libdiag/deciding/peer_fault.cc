@@ -32,12 +32,24 @@ bool kernel_link_fault(const evidence &ev, const event &e, int host)
 	       ev.sources()[e.file].kind == source_kind::kernel_log;
 }
 
+// How long before the break a node's link failure may be and still be
+// what broke it (a NCCL watchdog's ten minutes, with room): where some
+// node's was then or later (a break read from lines that inherit their
+// time is only its lower bound), only those count, and a flap long before
+// on another node, the job stepping past it, names no second node.
+constexpr int64_t link_before_break_us = 30LL * 60 * 1000000;
+
 const event *one_node_saw_its_link_fail(const evidence &ev, int64_t broke)
 {
-	std::vector<const event *> links;
+	std::vector<const event *> links, then;
 	for (const auto &e : ev.events)
-		if (e.host >= 0 && kernel_link_fault(ev, e, e.host))
+		if (e.host >= 0 && kernel_link_fault(ev, e, e.host)) {
 			links.push_back(&e);
+			if (broke != no_time && e.time_us != no_time && e.time_us >= broke - link_before_break_us)
+				then.push_back(&e);
+		}
+	if (!then.empty())
+		links = then;
 	if (links.empty() || !std::all_of(links.begin(), links.end(), [&](const event *e) { return e->host == links[0]->host; }))
 		return nullptr;
 	// The latest at or before the break, else the first.
