@@ -1891,6 +1891,36 @@ START_TEST(evidence_keeps_a_writers_newest_reading)
 }
 END_TEST
 
+// Lines of one rule naming different machines (a terminal's prompts) or
+// different missing ranks (a coordinator's line per task) are each kept,
+// past the cap on one writer's events: which file came first must not
+// decide which machines are known.
+START_TEST(evidence_keeps_each_machine_and_missing_rank_named)
+{
+	evidence ev;
+	for (int i = 0; i < 8; i++) {
+		event e;
+		e.rule_id = "test.prompt";
+		e.line = static_cast<uint64_t>(i + 1);
+		e.captures = {{"job_node", i < 4 ? "gpua17" : "gpua18"}};
+		ev.add(std::move(e));
+	}
+	ck_assert_uint_eq(ev.events.size(), 6); // three of each
+	ck_assert_uint_eq(ev.events[5].line, 7);
+	DIAG_CK_STR_EQ(ev.events[5].capture("job_node"), "gpua18");
+	for (int t = 1; t < 6; t++) {
+		event e;
+		e.rule_id = "test.heartbeat";
+		e.rank = 0;
+		e.line = static_cast<uint64_t>(20 + t);
+		e.captures = {{"missing_rank", std::to_string(t)}};
+		ev.add(std::move(e));
+	}
+	ck_assert_uint_eq(ev.events.size(), 11);
+	DIAG_CK_STR_EQ(ev.events[10].capture("missing_rank"), "5");
+}
+END_TEST
+
 // The job's own last reading of its host's memory stands for the kernel's
 // word where no kernel log came: 90% or more, and the last one counts.
 START_TEST(exits_a_sigkill_after_a_nearly_full_host_memory_reading_is_host_oom)
@@ -3907,6 +3937,7 @@ static Suite *suite()
 	tcase_add_test(t, exits_a_negative_exit_code_takes_its_signals_class);
 	tcase_add_test(t, exits_a_sigkill_after_a_nearly_full_host_memory_reading_is_host_oom);
 	tcase_add_test(t, evidence_keeps_a_writers_newest_reading);
+	tcase_add_test(t, evidence_keeps_each_machine_and_missing_rank_named);
 	tcase_add_test(t, fault_choice_a_hosts_rankless_fault_takes_the_rank_that_crashed_there);
 	tcase_add_test(t, fault_choice_a_gpu_fault_takes_the_rank_whose_cuda_failed_with_it);
 	tcase_add_test(t, fault_choice_borrows_no_rank_from_the_head_of_a_burst_of_exits);

@@ -93,6 +93,11 @@ long evidence::add(event &&e)
 	// all, however many, where the reading's newest would keep only one.
 	if (std::string missing = e.capture("missing_rank"); !missing.empty() && missing.size() <= 64)
 		writer += "|missing " + missing;
+	// So does a line naming the machine the job ran on (a terminal's prompt,
+	// a cluster manager's "Node:"): each machine named is kept, whichever
+	// file came first.
+	if (std::string node = e.capture("job_node"); !node.empty() && node.size() <= 64)
+		writer += "|node " + node;
 	kept_count &count = ev_kept[writer];
 	uint32_t &kept = count.kept;
 	const int64_t own_us = e.ts.kind == ts_kind::none ? INT64_MIN : file_local_us(e.ts);
