@@ -995,6 +995,38 @@ START_TEST(a_cancel_long_after_a_steady_pace_ended_a_hang)
 }
 END_TEST
 
+START_TEST(a_rank_behind_in_turns_at_a_stop_hung_unless_the_others_were_still_stepping)
+{
+	// Four ranks print a step line in turn every two seconds; rank 2 stops
+	// printing three turns before the others. Where the time limit came
+	// twenty minutes after the others' last turn, rank 2 hung and the limit
+	// ended their wait; where it came a second after it, the job was
+	// running, and rank 2's last lines were lost with its unflushed output.
+	for (bool running : {false, true}) {
+		bundle b;
+		std::string log;
+		char line[160];
+		for (int step = 1; step <= 20; step++)
+			for (int r = 0; r < 4; r++) {
+				if (r == 2 && step > 17)
+					continue;
+				snprintf(line, sizeof line, "%d: 2024-02-21 12:%02d:%02d,%03d - INFO - rank %d step %d loss: 0.%04d\n", r,
+					 10 + (2 * step) / 60, (2 * step) % 60, 100 + r, r, step, 9000 - 10 * step);
+				log += line;
+			}
+		log += std::string("slurmstepd: error: *** JOB 771204 ON node1 CANCELLED AT 2024-02-21T") +
+		       (running ? "12:10:41" : "12:30:40") + " DUE TO TIME LIMIT ***\n";
+		b.file("job.out", log);
+		verdict v = b.run();
+		if (running) {
+			DIAG_CK_VERDICT(v, "time_limit", -1);
+		} else {
+			DIAG_CK_VERDICT(v, "collective_hang", 2);
+		}
+	}
+}
+END_TEST
+
 START_TEST(a_coordinator_naming_every_other_task_at_once_is_the_one_apart)
 {
 	// JAX's coordination service on task 0 stops hearing from tasks 1, 2
@@ -2463,6 +2495,7 @@ static Suite *suite()
 	tcase_add_test(t, the_last_stall_reported_before_a_time_limit_names_the_hang);
 	tcase_add_test(t, a_cancel_long_after_a_steady_pace_ended_a_hang);
 	tcase_add_test(t, a_coordinator_naming_every_other_task_at_once_is_the_one_apart);
+	tcase_add_test(t, a_rank_behind_in_turns_at_a_stop_hung_unless_the_others_were_still_stepping);
 	tcase_add_test(t, an_nfs_server_lost_until_the_end_is_the_cause_one_back_is_not);
 	tcase_add_test(t, a_failure_the_launcher_restarted_from_was_survived);
 	tcase_add_test(t, the_one_stack_that_differs_in_a_dump_of_live_processes_hung);

@@ -486,6 +486,9 @@ bool one_pod_still_running(diagnosis_context &cx)
 	return true;
 }
 
+// A stop this soon after the others' last turn came to a running job.
+constexpr int64_t still_running_us = 60LL * 1000000;
+
 // The ranks printed a line in turn (a fetched sample, a step) until one
 // stopped while every other printed it twice more, and then the job was
 // stopped from outside (a cancel, its time limit): the others had gone on
@@ -503,6 +506,15 @@ bool stopped_after_one_fell_behind(diagnosis_context &cx)
 	if (d.first)
 		for (const auto &g : cx.ev.round_gaps)
 			if (gap_counts(cx.ev, g) && d.first->file == g.file && d.first->line < g.line)
+				return false;
+	// (Nor where the others were still printing their turns within a minute
+	// of the stop: the job was running when stopped, and the one behind
+	// lost its last lines with its unflushed output, killed mid-buffer.)
+	if (d.first && !d.first->inherited_time && d.first->ts.kind != ts_kind::none)
+		for (const auto &g : cx.ev.round_gaps)
+			if (gap_counts(cx.ev, g) && g.others_last_us != INT64_MIN &&
+			    same_reckoning(d.first->ts, g.stamp_kind, g.stamp_year) &&
+			    file_local_us(d.first->ts) - g.others_last_us < still_running_us)
 				return false;
 	ended_a_hang(d, behind.suspects[0], behind.why,
 		     "rank " + std::to_string(behind.suspects[0]) +

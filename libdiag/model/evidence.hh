@@ -113,6 +113,11 @@ struct round_gap {
 	uint64_t line = 0;  // its last such line
 	int ranks = 0;      // how many ranks printed the kind
 	std::string sample; // one such line
+	// The latest of the other ranks' last such lines' own times (file-local
+	// µs, INT64_MIN: none) and their reckoning.
+	int64_t others_last_us = INT64_MIN;
+	ts_kind stamp_kind = ts_kind::none;
+	bool stamp_year = false;
 };
 
 // Who went its own way at the end: in one file, the one rank whose last

@@ -129,6 +129,12 @@ void rank_rounds::conclude(uint32_t file, std::vector<round_gap> &out) const
 		g.line = stopped;
 		g.ranks = static_cast<int>(ranks.size());
 		g.sample = k.second.sample;
+		for (const auto &r : ranks)
+			if (&r != behind && r.second.last_us[0] != INT64_MIN && r.second.last_us[0] > g.others_last_us) {
+				g.others_last_us = r.second.last_us[0];
+				g.stamp_kind = r.second.stamp_kind;
+				g.stamp_year = r.second.stamp_year;
+			}
 		out.push_back(std::move(g));
 	}
 }
