@@ -30,6 +30,33 @@ void first_is_the_link(decision &d, const event &link, std::string note)
 	d.notes.push_back(std::move(note));
 }
 
+// The earliest time a victim reported (no_time: none had one).
+int64_t first_victim_us(const evidence &ev)
+{
+	int64_t t = no_time;
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim && e.time_us != no_time && (t == no_time || e.time_us < t))
+			t = e.time_us;
+	return t;
+}
+
+// The one node's kernel link failure within [from, to] (the earliest, or
+// the latest where latest), or nullptr where none, or several nodes', was.
+const event *one_nodes_link_fault_within(const evidence &ev, int64_t from, int64_t to, bool latest)
+{
+	const event *link = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.host < 0 || e.time_us == no_time || e.time_us < from || e.time_us > to ||
+		    !kernel_link_fault(ev, e, e.host))
+			continue;
+		if (link && link->host != e.host)
+			return nullptr;
+		if (!link || (latest ? e.time_us > link->time_us : e.time_us < link->time_us))
+			link = &e;
+	}
+	return link;
+}
+
 // A collective's watchdog fires its timeout after the collective began;
 // the link that went down then (within a minute either side of the
 // earliest such start) is what stalled it.
@@ -55,17 +82,7 @@ const event *link_down_as_the_collective_began(const evidence &ev)
 		return nullptr;
 	// (Of the kernels' link failures only those then: a node whose link
 	// flapped half an hour before, the job stepping on, broke nothing.)
-	const event *link = nullptr;
-	for (const auto &e : ev.events) {
-		if (e.host < 0 || e.time_us == no_time || e.time_us < began - link_slack_us ||
-		    e.time_us > began + link_slack_us || e.time_us > fired || !kernel_link_fault(ev, e, e.host))
-			continue;
-		if (link && link->host != e.host)
-			return nullptr;
-		if (!link || e.time_us < link->time_us)
-			link = &e;
-	}
-	return link;
+	return one_nodes_link_fault_within(ev, began - link_slack_us, std::min(began + link_slack_us, fired), false);
 }
 
 // How long before the first report of a hang its suspect's link may have
@@ -82,24 +99,11 @@ const event *suspects_link_failed_before(const evidence &ev, int rank)
 	const rank_info *ri = ev.ranks.by_rank(rank);
 	if (!ri || ri->host < 0)
 		return nullptr;
-	int64_t reported = no_time;
-	for (const auto &e : ev.events)
-		if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
-		    (reported == no_time || e.time_us < reported))
-			reported = e.time_us;
+	const int64_t reported = first_victim_us(ev);
 	if (reported == no_time)
 		return nullptr;
-	const event *link = nullptr;
-	for (const auto &e : ev.events) {
-		if (e.host < 0 || e.time_us == no_time || e.time_us > reported ||
-		    reported - e.time_us > link_before_hang_us || !kernel_link_fault(ev, e, e.host))
-			continue;
-		if (e.host != ri->host)
-			return nullptr;
-		if (!link || e.time_us > link->time_us)
-			link = &e;
-	}
-	return link;
+	const event *link = one_nodes_link_fault_within(ev, reported - link_before_hang_us, reported, true);
+	return link && link->host == ri->host ? link : nullptr;
 }
 
 // The job's host a network error's peer names ("10.44.2.12<48211>",
@@ -529,12 +533,7 @@ void without_initiator(diagnosis_context &cx)
 	if (d.cls == failure_class::network) {
 		// (The stall just before the connections broke, not one the job
 		// survived hours before.)
-		int64_t broke = no_time;
-		for (const auto &e : ev.events)
-			if (!e.dropped && e.role == event_role::victim && e.time_us != no_time &&
-			    (broke == no_time || e.time_us < broke))
-				broke = e.time_us;
-		if (const event *link = one_node_saw_its_link_fail(ev, broke)) {
+		if (const event *link = one_node_saw_its_link_fail(ev, first_victim_us(ev))) {
 			first_is_the_link(d, *link,
 					  "only victims' symptoms in the logs; of the job's nodes only " +
 						  ev.host_name(link->host) + "'s kernel saw its network link fail");
