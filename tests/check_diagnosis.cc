@@ -1576,8 +1576,10 @@ START_TEST(processes_seen_on_the_gpus_long_after_the_last_line_hung)
 	// nvidia-smi's table taken at 10:58:37, the job's four processes still
 	// on the GPUs, then pressed Ctrl-C: the ranks were alive and stuck, and
 	// the stop ended a hang. A table taken a minute after the last line
-	// shows a job still running: the stop is the user's.
-	for (bool long_after : {true, false}) {
+	// shows a job still running: the stop is the user's. The stop's own
+	// stamped line, after the table, does not end the silence it saw.
+	for (bool long_after : {true, false})
+	for (bool stamped_stop : {false, true}) {
 		bundle b;
 		std::string log;
 		for (int i = 0; i < 6; i++) {
@@ -1586,8 +1588,10 @@ START_TEST(processes_seen_on_the_gpus_long_after_the_last_line_hung)
 				 12 + i / 3, 21 + (i % 3) * 20, 50 * (i + 1));
 			log += line;
 		}
-		log += "2021-09-27 10:14:41,086 - mmdet - INFO - Epoch [1][350/7330] lr: 2.000e-02, loss: 1.1\n"
-		       "^CTraceback (most recent call last):\nKeyboardInterrupt\n";
+		log += "2021-09-27 10:14:41,086 - mmdet - INFO - Epoch [1][350/7330] lr: 2.000e-02, loss: 1.1\n";
+		if (stamped_stop)
+			log += "2021-09-27 10:59:02,004 - mmdet - WARNING - interrupted, saving nothing\n";
+		log += "^CTraceback (most recent call last):\nKeyboardInterrupt\n";
 		b.file("job.log", log);
 		std::string smi = "rdiaz@v100-ws2:~$ nvidia-smi\n";
 		smi += long_after ? "Mon Sep 27 10:58:37 2021       \n" : "Mon Sep 27 10:15:37 2021       \n";

@@ -786,7 +786,13 @@ bool stopped_while_seen_on_the_gpus(diagnosis_context &cx)
 				continue;
 			if (!same_reckoning(sf.last_stamp, g.ts.kind, g.ts.year != 0))
 				continue;
-			last = std::max(last, file_local_us(sf.last_stamp));
+			// (Taken inside the file's longest silence: when it last wrote
+			// before the snapshot, whatever it wrote at the stop.)
+			int64_t wrote = file_local_us(sf.last_stamp);
+			if (same_reckoning(sf.silence_from, g.ts.kind, g.ts.year != 0) &&
+			    file_local_us(sf.silence_from) < seen && seen < file_local_us(sf.silence_to))
+				wrote = file_local_us(sf.silence_from);
+			last = std::max(last, wrote);
 			if (sf.pace_intervals > 0)
 				pace = std::max(pace, sf.pace_longest_us);
 		}

@@ -31,6 +31,10 @@ struct source_file {
 	// last progress (a job that stopped stepping long before its end).
 	ts_value last_stamp;
 	uint64_t last_stamp_line = 0;
+	// Its longest silence: two stamps in turn (of one reckoning) with the
+	// longest wait between them. A snapshot taken inside it saw the job
+	// while its log said nothing.
+	ts_value silence_from, silence_to;
 	// Its steadiest writer's pace: the longest interval between two of
 	// its progress lines (by their own times), and how many intervals
 	// there were (none: no writer had a pace). A silence many times

@@ -991,6 +991,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	ts_value file_last_ts;
 	uint64_t file_last_line = 0;
+	ts_value file_silence_from, file_silence_to;
+	int64_t file_silence_us = 0;
 	long open_smi = -1; // the nvidia-smi table being read (gpu_snapshots)
 	// The file's last dated stamp: a stamp without a year (glog's "E0417
 	// 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes its year,
@@ -1217,6 +1219,16 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				section_host = named.empty() ? -1 : ev.intern_host(named);
 			}
 			if (ts) {
+				// (The file's longest silence: between two stamps of one
+				// reckoning, a later one.)
+				if (file_last_ts.kind == ts->kind && (file_last_ts.year != 0) == (ts->year != 0)) {
+					const int64_t from = file_local_us(file_last_ts), to = file_local_us(*ts);
+					if (from != INT64_MIN && to != INT64_MIN && to - from > file_silence_us) {
+						file_silence_us = to - from;
+						file_silence_from = file_last_ts;
+						file_silence_to = *ts;
+					}
+				}
 				writers[key].last_ts = *ts;
 				writers[key].cont_rank = -1;
 				file_last_ts = *ts;
@@ -1966,6 +1978,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;
+	sf.silence_from = file_silence_from;
+	sf.silence_to = file_silence_to;
 	// The steadiest writer's pace: one that stepped often enough to have
 	// one, with the shortest longest interval (a writer that logs once per
 	// epoch has a slow pace of its own; the silence is everyone's).
