@@ -416,6 +416,23 @@ START_TEST(prefix_pdsh_passes_nccls_own_prefix_through)
 }
 END_TEST
 
+// pdsh run from a node that itself ran pdsh: the inner prefix names the
+// machine that wrote the line, the outer only the one that relayed it.
+// Text after a host prefix that only looks like one stays text.
+START_TEST(prefix_pdsh_relayed_by_pdsh_names_the_inner_host)
+{
+	line_identity id = parse_prefix("10.4.80.11: 10.4.71.112: RuntimeError: NCCL error in: x, unhandled system error");
+	DIAG_CK_STR_EQ(std::string(id.host), "10.4.71.112");
+	DIAG_CK_STR_EQ(std::string(id.body), "RuntimeError: NCCL error in: x, unhandled system error");
+	id = parse_prefix("10.0.0.2: gpu-a17: [rank5]: Traceback (most recent call last):");
+	DIAG_CK_STR_EQ(std::string(id.host), "gpu-a17");
+	ck_assert_int_eq(id.rank, 5);
+	id = parse_prefix("10.4.80.11: step12: loss nan");
+	DIAG_CK_STR_EQ(std::string(id.host), "10.4.80.11");
+	DIAG_CK_STR_EQ(std::string(id.body), "step12: loss nan");
+}
+END_TEST
+
 // A log collector's stamp before the writer's own prefix: the prefix after
 // it names the writer. Before plain text, the line is as it was.
 START_TEST(prefix_after_a_collectors_stamp)
@@ -1842,6 +1859,7 @@ static Suite *suite()
 	tcase_add_test(t, handler_lines_answer_the_fault_above_or_the_traceback_below);
 	tcase_add_test(t, prefix_a_launchers_host_tag_in_brackets);
 	tcase_add_test(t, prefix_pdsh_passes_nccls_own_prefix_through);
+	tcase_add_test(t, prefix_pdsh_relayed_by_pdsh_names_the_inner_host);
 	tcase_add_test(t, prefix_after_a_collectors_stamp);
 	tcase_add_test(t, prefix_pdsh_host_before_any_text_but_not_a_counter);
 	tcase_add_test(t, prefix_a_files_learned_pdsh_hosts_prefix_any_text);

@@ -559,6 +559,10 @@ line_identity parse_prefix(std::string_view line)
 	std::string_view s = line;
 	if (size_t t = stream_tag(s); t > 0)
 		s = s.substr(t);
+	// Where a pdsh host prefix just ended: another right there is the
+	// machine the first relayed (pdsh run from a node that ran pdsh,
+	// "10.4.80.11: 10.4.71.112: RuntimeError ..."), the line's writer.
+	const char *relayed_at = nullptr;
 	for (int round = 0; round < 8; round++) {
 		s = skip_spaces(s);
 		if (s.empty())
@@ -732,7 +736,7 @@ line_identity parse_prefix(std::string_view line)
 		}
 		// pdsh / DeepSpeed host prefix: "192.168.13.81: " or "node01: [rank3]..."
 		size_t colon = s.find(": ");
-		if (colon != std::string_view::npos && colon > 0 && colon <= 63 && id.host.empty()) {
+		if (colon != std::string_view::npos && colon > 0 && colon <= 63 && (id.host.empty() || s.data() == relayed_at)) {
 			std::string_view tok = s.substr(0, colon);
 			std::string_view after = s.substr(colon + 2);
 			// pdsh passes a traceback through as "node048: Traceback ...",
@@ -759,6 +763,7 @@ line_identity parse_prefix(std::string_view line)
 			    host_then_nccl) {
 				id.host = tok;
 				s = after;
+				relayed_at = s.data();
 				continue;
 			}
 		}
