@@ -835,6 +835,37 @@ START_TEST(a_rank_that_says_it_finished_in_its_text_left_the_others)
 }
 END_TEST
 
+START_TEST(a_rank_that_finished_while_the_others_failed_as_victims_left_them)
+{
+	// TF's estimator on rank 7 alone returned ("Loss for final step"), its
+	// shard a step shorter; the other ranks' next allreduce found Horovod
+	// shut down. Nothing but that victim's word otherwise: rank 7 left the
+	// others. Without its final word nothing singles a rank out.
+	for (bool final_word : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int step = 41000; step <= 41200; step += 100)
+			for (int r = 0; r < 4; r++)
+				log += "[1," + std::to_string(r) + "]<stderr>:INFO:tensorflow:loss = 3.07, step = " +
+				       std::to_string(step) + " (53.1 sec)\n";
+		if (final_word)
+			log += "[1,3]<stderr>:INFO:tensorflow:Loss for final step: 3.0734107.\n";
+		for (int r = 0; r < 3; r++)
+			log += "[1," + std::to_string(r) +
+			       "]<stderr>:tensorflow.python.framework.errors_impl.UnknownError: Horovod has been shut down. This "
+			       "was caused by an exception on one of the ranks or an attempt to allreduce, allgather or "
+			       "broadcast a tensor after one of the ranks finished execution.\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		if (final_word) {
+			DIAG_CK_VERDICT(v, "collective_hang", 3);
+		} else {
+			ck_assert(v.cls != failure_class::collective_hang || v.first_rank != 3);
+		}
+	}
+}
+END_TEST
+
 START_TEST(untimed_stall_reports_repeated_for_minutes_before_a_cancel_hung)
 {
 	// Horovod's stall inspector, no times on its lines: it reports once a
@@ -2538,6 +2569,7 @@ static Suite *suite()
 	tcase_add_test(t, a_wrapped_tensorflow_error_is_what_it_wraps);
 	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
 	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
+	tcase_add_test(t, a_rank_that_finished_while_the_others_failed_as_victims_left_them);
 	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
 	tcase_add_test(t, a_peer_address_of_no_known_host_and_one_node_whose_link_failed);
 	tcase_add_test(t, a_failed_assertion_that_values_were_finite_is_non_finite_values);

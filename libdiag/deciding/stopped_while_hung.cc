@@ -276,14 +276,16 @@ bool stopped_while_seen_waiting(diagnosis_context &cx)
 // its last "done") while the others said nothing of the kind, and the job
 // then ended from outside, or as a hang that singled out no rank: the
 // others were left waiting in a collective that rank never joined. It is
-// the rank that differs, and the stop only ended the wait.
+// the rank that differs, and the stop only ended the wait. So too where
+// the others then failed with nothing but a victim's word (Horovod "has
+// been shut down ... after one of the ranks finished execution").
 bool one_rank_left(diagnosis_context &cx)
 {
 	decision &d = cx.d;
 	// (Not a job that ended with no word at all: a log where only rank 0
 	// logs says "training finished" there on a healthy run too.)
 	const bool stopped = stopped_from_outside(d);
-	if (!open_to_a_hang(d))
+	if (!open_to_a_hang(d) && !(d.cls == failure_class::unknown && !d.first))
 		return false;
 	const event *left = nullptr;
 	for (const auto &e : cx.ev.events) {
