@@ -835,6 +835,44 @@ START_TEST(a_rank_that_says_it_finished_in_its_text_left_the_others)
 }
 END_TEST
 
+START_TEST(a_bar_drawn_right_after_a_stamp_dates_the_last_progress)
+{
+	// Rank 0 stepped every 100 s, saved, announced a validation, and its
+	// bar's first draw (no stamp: it was drawn right after the stamped
+	// announcement, lines after the last step) is the job's last progress. The step was cancelled 43
+	// minutes later: a hang. Where the file went on writing lines of its
+	// own work through those minutes (each case predicted, stamped), the
+	// job was busy and the cancel is the user's.
+	for (bool busy : {false, true}) {
+		bundle b;
+		std::string log;
+		for (int i = 0; i < 8; i++) {
+			char line[200];
+			snprintf(line, sizeof(line),
+				 "2024-05-14 11:%02d:%02d,641 | rank0 | INFO | epoch 11 iter %4d/1251 loss 4.56 lr 4.0e-03\n",
+				 34 + (i * 100) / 60, (i * 100) % 60, 200 + 100 * i);
+			log += line;
+		}
+		log += "2024-05-14 11:48:01,287 | rank0 | INFO | saved checkpoint ckpt/convnext_t/last.pth\n"
+		       "2024-05-14 11:48:01,333 | rank0 | INFO | saved EMA weights ckpt/convnext_t/ema.pth\n"
+		       "2024-05-14 11:48:02,576 | rank0 | INFO | epoch 11: running validation on rank 0 (196 batches)\n"
+		       "val:   0%|          | 0/196 [00:00<?, ?it/s]\n";
+		if (busy)
+			for (int m = 0; m < 40; m += 2) {
+				char line[160];
+				snprintf(line, sizeof(line), "2024-05-14 %02d:%02d:10,001 | rank0 | INFO | predicting case_%04d\n",
+					 11 + (50 + m) / 60, (50 + m) % 60, m);
+				log += line;
+			}
+		log += "srun: interrupt (one more within 1 sec to abort)\n"
+		       "slurmstepd: error: *** STEP 7731042.0 ON gpu-r2n07 CANCELLED AT 2024-05-14T12:31:47 ***\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), busy ? "user_cancel" : "collective_hang");
+	}
+}
+END_TEST
+
 START_TEST(a_rank_that_finished_while_the_others_failed_as_victims_left_them)
 {
 	// TF's estimator on rank 7 alone returned ("Loss for final step"), its
@@ -2570,6 +2608,7 @@ static Suite *suite()
 	tcase_add_test(t, an_untimed_error_that_may_follow_ctrl_c_does_not_precede_it);
 	tcase_add_test(t, processes_seen_on_the_gpus_long_after_the_last_line_hung);
 	tcase_add_test(t, a_rank_that_finished_while_the_others_failed_as_victims_left_them);
+	tcase_add_test(t, a_bar_drawn_right_after_a_stamp_dates_the_last_progress);
 	tcase_add_test(t, a_clouds_preemption_record_of_a_node_under_its_instance_name);
 	tcase_add_test(t, a_peer_address_of_no_known_host_and_one_node_whose_link_failed);
 	tcase_add_test(t, a_failed_assertion_that_values_were_finite_is_non_finite_values);

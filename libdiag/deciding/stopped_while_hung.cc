@@ -561,6 +561,13 @@ int64_t silence_past_pace(const evidence &ev, const event &stop_line, const sour
 	const int64_t silence = stop - latest;
 	if (silence < paced_silence_min_us || silence < paced_silence_factor * sf.pace_longest_us)
 		return -1;
+	// (The file itself fell silent then, not only its progress: one that
+	// wrote on through the silence, in its first half and in its second
+	// before the stop, was busy at something it counts no step of (a final
+	// evaluation, a long save): a stray line or two is no such work.)
+	if (sf.wrote_between(at, latest + std::max<int64_t>(sf.pace_longest_us, us_per_s * 60), latest + silence / 2) &&
+	    sf.wrote_between(at, latest + silence / 2, stop - alive_after_stop_us))
+		return -1;
 	// (A job that went on writing well after the stop, finishing its phase
 	// before it left, was alive: it was busy, not hung.)
 	const int64_t last = file_local_us(sf.last_stamp);
@@ -788,13 +795,9 @@ bool stopped_while_seen_on_the_gpus(diagnosis_context &cx)
 				continue;
 			if (!same_reckoning(sf.last_stamp, g.ts.kind, g.ts.year != 0))
 				continue;
-			// (Taken inside the file's longest silence: when it last wrote
-			// before the snapshot, whatever it wrote at the stop.)
-			int64_t wrote = file_local_us(sf.last_stamp);
-			if (same_reckoning(sf.silence_from, g.ts.kind, g.ts.year != 0) &&
-			    file_local_us(sf.silence_from) < seen && seen < file_local_us(sf.silence_to))
-				wrote = file_local_us(sf.silence_from);
-			last = std::max(last, wrote);
+			// (When it last wrote before the snapshot, whatever it wrote
+			// at the stop after it.)
+			last = std::max(last, sf.last_written_before(g.ts, seen));
 			if (sf.pace_intervals > 0)
 				pace = std::max(pace, sf.pace_longest_us);
 		}

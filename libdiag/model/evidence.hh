@@ -16,6 +16,11 @@ namespace diag {
 
 enum class source_kind { job_log, nccl_log, kernel_log, sacct_text, sacct_json, torchelastic, fr_dump, rank_map_file, stdin_log };
 
+// A stamp's reckoning, as source_file::written_key keeps it (with
+// written_read where a rule read the line).
+uint8_t written_reckoning(const ts_value &t);
+constexpr uint8_t written_read = 16;
+
 struct source_file {
 	std::string path;    // as given (for file:line)
 	source_kind kind = source_kind::job_log;
@@ -31,10 +36,17 @@ struct source_file {
 	// last progress (a job that stopped stepping long before its end).
 	ts_value last_stamp;
 	uint64_t last_stamp_line = 0;
-	// Its longest silence: two stamps in turn (of one reckoning) with the
-	// longest wait between them. A snapshot taken inside it saw the job
-	// while its log said nothing.
-	ts_value silence_from, silence_to;
+	// When it wrote: its stamped lines' file-local times, one a minute at
+	// most (a line a minute or more after the newest kept), each with its
+	// reckoning and whether a rule read it (written_key), in file order.
+	std::vector<int64_t> written_us;
+	std::vector<uint8_t> written_key;
+	// Whether it wrote a stamped line of t's reckoning that no rule reads
+	// (its work's: a hang's own chatter, a watchdog's or a barrier's
+	// waiting, is read) strictly between from and to (file-local µs); the
+	// newest line of any kind at or before at.
+	bool wrote_between(const ts_value &t, int64_t from, int64_t to) const;
+	int64_t last_written_before(const ts_value &t, int64_t at) const;
 	// Its steadiest writer's pace: the longest interval between two of
 	// its progress lines (by their own times), and how many intervals
 	// there were (none: no writer had a pace). A silence many times

@@ -330,6 +330,10 @@ struct writer_state {
 	// it marks the timeline but is no time of this writer's).
 	bool progress_own_time = false;
 	bool progress_stamped = false;   // that time is the line's own stamp
+	// Without one, it came a line or two after the file's last stamped
+	// line and inherits that stamp: it was drawn then (a bar's first draw
+	// right after "running validation").
+	bool progress_near_stamp = false;
 	// The last progress line stamped with its own time, and that time (a
 	// bar drawn right after it has none: pace_since_stamp).
 	uint64_t stamped_progress_line = 0;
@@ -343,6 +347,7 @@ struct writer_state {
 	uint16_t pending_len[progress_ring] = {};
 	bool pending_own_time[progress_ring] = {};
 	bool pending_stamped[progress_ring] = {};
+	bool pending_near_stamp[progress_ring] = {};
 	ts_value last_ts;                // last time seen on this writer (kind none: never)
 	uint64_t traceback_line = 0;     // open traceback (0: none)
 	int open_tracebacks = 0;         // interleaved processes on one writer open several
@@ -991,8 +996,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	ts_value file_last_ts;
 	uint64_t file_last_line = 0;
-	ts_value file_silence_from, file_silence_to;
-	int64_t file_silence_us = 0;
+	std::vector<std::pair<int64_t, uint8_t>> written; // source_file::written_us
+	int64_t written_newest[32]; // per reckoning (and read or not), the newest kept
+	std::fill(std::begin(written_newest), std::end(written_newest), INT64_MIN);
+	constexpr size_t max_written = 1u << 16;
 	long open_smi = -1; // the nvidia-smi table being read (gpu_snapshots)
 	// The file's last dated stamp: a stamp without a year (glog's "E0417
 	// 02:39:21") beside dated ones ("2024-04-17 02:36:49") takes its year,
@@ -1088,6 +1095,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.progress_ts = w.pending_ts[i];
 					w.progress_own_time = w.pending_own_time[i];
 					w.progress_stamped = w.pending_stamped[i];
+					w.progress_near_stamp = w.pending_near_stamp[i];
 					confirm_pace(w);
 					found = true;
 				}
@@ -1126,6 +1134,15 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 		// A bar with text glued after it was drawn before that text: the
 		// line's time is the text's, no time of the bar's progress.
 		bool in_glued_bar = false;
+		// A progress line without a stamp a line or two after the file's
+		// last stamped line, whose time it inherits (its writer's last is
+		// that one, or it has none): it was drawn then.
+		auto near_file_stamp = [&](const writer_state &w, bool stamped) {
+			if (stamped || in_glued_bar || !file_last_line || line_no - file_last_line >= pace_since_stamp)
+				return false;
+			return w.last_ts.kind == ts_kind::none ||
+			       (w.last_ts.kind == file_last_ts.kind && file_local_us(w.last_ts) == file_local_us(file_last_ts));
+		};
 		// A chain marker right after an exception: the next exception of
 		// this writer continues it.
 		auto note_chain = [&](writer_state &w, const capture_list &caps, uint64_t line_no) {
@@ -1203,6 +1220,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					w.pending_len[w.npending] = static_cast<uint16_t>(id.body.size());
 					w.pending_own_time[w.npending] = !in_glued_bar && (ts || w.last_ts.kind != ts_kind::none);
 					w.pending_stamped[w.npending] = !in_glued_bar && ts;
+					w.pending_near_stamp[w.npending] = near_file_stamp(w, ts.has_value());
 					note_pace(w, w.pending_ts[w.npending], w.pending_own_time[w.npending]);
 					memcpy(w.pending_body.get() + w.npending * progress_max_body, id.body.data(), id.body.size());
 					w.npending++;
@@ -1219,14 +1237,14 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				section_host = named.empty() ? -1 : ev.intern_host(named);
 			}
 			if (ts) {
-				// (The file's longest silence: between two stamps of one
-				// reckoning, a later one.)
-				if (file_last_ts.kind == ts->kind && (file_last_ts.year != 0) == (ts->year != 0)) {
-					const int64_t from = file_local_us(file_last_ts), to = file_local_us(*ts);
-					if (from != INT64_MIN && to != INT64_MIN && to - from > file_silence_us) {
-						file_silence_us = to - from;
-						file_silence_from = file_last_ts;
-						file_silence_to = *ts;
+				// (When the file wrote: a stamp a minute or more after the
+				// newest kept, of its reckoning, apart for lines a rule
+				// reads; a bounded record.)
+				if (const int64_t us = file_local_us(*ts); us != INT64_MIN && written.size() < max_written) {
+					const uint8_t rk = (written_reckoning(*ts) & 15) | (r || deferred ? written_read : 0);
+					if (written_newest[rk] == INT64_MIN || us >= written_newest[rk] + us_per_s * 60) {
+						written.emplace_back(us, rk);
+						written_newest[rk] = us;
 					}
 				}
 				writers[key].last_ts = *ts;
@@ -1285,6 +1303,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 												      : file_last_ts;
 				writers[key].progress_own_time = !in_glued_bar && (ts || writers[key].last_ts.kind != ts_kind::none);
 				writers[key].progress_stamped = !in_glued_bar && ts;
+				writers[key].progress_near_stamp = near_file_stamp(writers[key], ts.has_value());
 				if (writers[key].progress_stamped) {
 					writers[key].stamped_progress_line = line_no;
 					writers[key].stamped_progress_ts = *ts;
@@ -1943,6 +1962,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 			m.stamped = w.progress_stamped;
 			if (!m.stamped && w.stamped_progress_line && w.progress_line - w.stamped_progress_line < pace_since_stamp)
 				m.stamped_ts = w.stamped_progress_ts;
+			else if (!m.stamped && w.progress_near_stamp)
+				m.stamped_ts = w.progress_ts;
 			uint64_t kind_no = w.ident >> 40, id = w.ident & ((1ull << 40) - 1);
 			if (kind_no == 1)
 				m.rank = static_cast<int>(id);
@@ -1978,8 +1999,10 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;
-	sf.silence_from = file_silence_from;
-	sf.silence_to = file_silence_to;
+	for (const auto &w : written) {
+		sf.written_us.push_back(w.first);
+		sf.written_key.push_back(w.second);
+	}
 	// The steadiest writer's pace: one that stepped often enough to have
 	// one, with the shortest longest interval (a writer that logs once per
 	// epoch has a slow pace of its own; the silence is everyone's).
