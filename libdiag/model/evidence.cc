@@ -1,7 +1,7 @@
 #include "model/evidence.hh"
+#include "reading/timestamp.hh"
 
 #include <algorithm>
-#include "reading/timestamp.hh"
 
 namespace diag {
 
@@ -140,10 +140,6 @@ long evidence::add(event &&e)
 	events.push_back(std::move(e));
 	return static_cast<long>(events.size() - 1);
 }
-
-} // namespace diag
-
-namespace diag {
 
 // A stamp's reckoning as written_key keeps it: its kind (a glog stamp that
 // took its file's year reads as the file's dated local ones) and whether
