@@ -285,7 +285,8 @@ bool one_rank_left(diagnosis_context &cx)
 	// (Not a job that ended with no word at all: a log where only rank 0
 	// logs says "training finished" there on a healthy run too.)
 	const bool stopped = stopped_from_outside(d);
-	if (!open_to_a_hang(d) && !(d.cls == failure_class::unknown && !d.first))
+	const bool victims_only = !open_to_a_hang(d);
+	if (victims_only && !(d.cls == failure_class::unknown && !d.first))
 		return false;
 	const event *left = nullptr;
 	for (const auto &e : cx.ev.events) {
@@ -306,6 +307,19 @@ bool one_rank_left(diagnosis_context &cx)
 		others = others || ((!m.is_task || cx.ev.tasks_are_ranks) && m.id != left->rank);
 	if (!others)
 		return false;
+	// (Where only victims' words decided, other ranks failed as victims
+	// after it said so: a job that ended with no failure at all, its rank
+	// 0 logging "training finished", left no one.)
+	if (victims_only) {
+		bool failed_after = false;
+		for (const auto &e : cx.ev.events)
+			failed_after = failed_after ||
+				       (!e.dropped && e.role == event_role::victim && e.rank >= 0 && e.rank != left->rank &&
+					(e.file == left->file ? e.line > left->line
+							       : e.time_us != no_time && left->time_us != no_time && e.time_us > left->time_us));
+		if (!failed_after)
+			return false;
+	}
 	// The stop came after it (within its file, by line; across files, by time).
 	if (stopped && d.first) {
 		const event &s = *d.first;
