@@ -299,9 +299,9 @@
 # verbs resources, preemption in many shapes, hangs where one rank differs,
 # storage faults with decoys, launch failures that look like others, stops
 # from outside), first scored held-out 19/24, 18/24, 11/12 (dev 17/24,
-# 12/24, 11/16); with the round's engine held-out 0.772/0.848/0.784
-# (1197/1551, 1315/1551, 797/1017; the 1527 held-out cases of the round's
-# start 1178/1297/786 against 1179/1298/785), dev 0.904/0.907/0.883
+# 12/24, 11/16); with the round's engine held-out 0.772/0.848/0.783
+# (1197/1551, 1316/1551, 796/1017; the 1527 held-out cases of the round's
+# start 1178/1298/785 against 1179/1298/785), dev 0.904/0.907/0.883
 # (1445/1598, 1449/1598, 969/1098; the new dev halves 21/24, 15/24,
 # 14/16): the dev rank floor to 0.90 for the new dev half (12/24 on rank at
 # first score).
