@@ -39,14 +39,11 @@ constexpr int64_t paced_silence_min_us = 10LL * 60 * 1000000;
 // grace before SIGKILL): a job still writing after it had not hung.
 constexpr int64_t alive_after_stop_us = 3LL * 60 * 1000000;
 
-// Whether a stamp reads on one reckoning with another's kind and year:
-// of one kind, with a year or both without (a glog "I0220" and a banner's
-// "2026-02-20" are not comparable). A stamp without its year that took
-// its file's year reads as the file's dated local stamps do.
+// Whether a stamp reads on one reckoning with another's kind and year
+// (ts_reckoning).
 bool same_reckoning(const ts_value &t, ts_kind kind, bool has_year)
 {
-	auto local = [](ts_kind k) { return k == ts_kind::local_no_year ? ts_kind::local : k; };
-	return t.kind != ts_kind::none && local(t.kind) == local(kind) && (t.year != 0) == has_year;
+	return t.kind != ts_kind::none && ts_reckoning(t.kind, t.year != 0) == ts_reckoning(kind, has_year);
 }
 
 // Whether the decision is one the hang's structure may overturn: the job

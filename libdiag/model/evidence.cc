@@ -141,31 +141,22 @@ long evidence::add(event &&e)
 	return static_cast<long>(events.size() - 1);
 }
 
-// A stamp's reckoning as written_key keeps it: its kind (a glog stamp that
-// took its file's year reads as the file's dated local ones) and whether
-// it has a year.
-uint8_t written_reckoning(const ts_value &t)
-{
-	const ts_kind k = t.kind == ts_kind::local_no_year ? ts_kind::local : t.kind;
-	return static_cast<uint8_t>((static_cast<unsigned>(k) * 2 + (t.year != 0 ? 1 : 0)) & 15);
-}
-
 bool source_file::wrote_between(const ts_value &t, int64_t from, int64_t to) const
 {
-	const uint8_t key = written_reckoning(t);
-	for (size_t i = 0; i < written_us.size(); i++)
-		if (written_key[i] == key && written_us[i] > from && written_us[i] < to)
+	const uint8_t key = ts_reckoning(t.kind, t.year != 0);
+	for (const auto &w : written)
+		if (w.second == key && w.first > from && w.first < to)
 			return true;
 	return false;
 }
 
 int64_t source_file::last_written_before(const ts_value &t, int64_t at) const
 {
-	const uint8_t key = written_reckoning(t);
+	const uint8_t key = ts_reckoning(t.kind, t.year != 0);
 	int64_t best = INT64_MIN;
-	for (size_t i = 0; i < written_us.size(); i++)
-		if ((written_key[i] & ~written_read) == key && written_us[i] <= at)
-			best = std::max(best, written_us[i]);
+	for (const auto &w : written)
+		if ((w.second & ~written_read) == key && w.first <= at)
+			best = std::max(best, w.first);
 	return best;
 }
 

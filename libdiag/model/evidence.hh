@@ -16,9 +16,8 @@ namespace diag {
 
 enum class source_kind { job_log, nccl_log, kernel_log, sacct_text, sacct_json, torchelastic, fr_dump, rank_map_file, stdin_log };
 
-// A stamp's reckoning, as source_file::written_key keeps it (with
-// written_read where a rule read the line).
-uint8_t written_reckoning(const ts_value &t);
+// Beside a stamp's reckoning (ts_reckoning) in source_file::written: a
+// rule read the line.
 constexpr uint8_t written_read = 16;
 
 struct source_file {
@@ -38,9 +37,8 @@ struct source_file {
 	uint64_t last_stamp_line = 0;
 	// When it wrote: its stamped lines' file-local times, one a minute at
 	// most (a line a minute or more after the newest kept), each with its
-	// reckoning and whether a rule read it (written_key), in file order.
-	std::vector<int64_t> written_us;
-	std::vector<uint8_t> written_key;
+	// reckoning and whether a rule read it (| written_read), in file order.
+	std::vector<std::pair<int64_t, uint8_t>> written;
 	// Whether it wrote a stamped line of t's reckoning that no rule reads
 	// (its work's: a hang's own chatter, a watchdog's or a barrier's
 	// waiting, is read) strictly between from and to (file-local µs); the

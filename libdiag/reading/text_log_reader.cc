@@ -996,7 +996,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	};
 	ts_value file_last_ts;
 	uint64_t file_last_line = 0;
-	std::vector<std::pair<int64_t, uint8_t>> written; // source_file::written_us
+	std::vector<std::pair<int64_t, uint8_t>> written; // source_file::written
 	int64_t written_newest[32]; // per reckoning (and read or not), the newest kept
 	std::fill(std::begin(written_newest), std::end(written_newest), INT64_MIN);
 	constexpr size_t max_written = 1u << 16;
@@ -1241,7 +1241,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				// newest kept, of its reckoning, apart for lines a rule
 				// reads; a bounded record.)
 				if (const int64_t us = file_local_us(*ts); us != INT64_MIN && written.size() < max_written) {
-					const uint8_t rk = (written_reckoning(*ts) & 15) | (r || deferred ? written_read : 0);
+					const uint8_t rk = ts_reckoning(ts->kind, ts->year != 0) | (r || deferred ? written_read : 0);
 					if (written_newest[rk] == INT64_MIN || us >= written_newest[rk] + us_per_s * 60) {
 						written.emplace_back(us, rk);
 						written_newest[rk] = us;
@@ -1999,10 +1999,7 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 	source_file &sf = ev.source(file);
 	sf.last_stamp = file_last_ts;
 	sf.last_stamp_line = file_last_line;
-	for (const auto &w : written) {
-		sf.written_us.push_back(w.first);
-		sf.written_key.push_back(w.second);
-	}
+	sf.written = std::move(written);
 	// The steadiest writer's pace: one that stepped often enough to have
 	// one, with the shortest longest interval (a writer that logs once per
 	// epoch has a slow pace of its own; the silence is everyone's).

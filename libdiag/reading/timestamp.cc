@@ -845,6 +845,12 @@ std::optional<ts_value> parse_timestamp(std::string_view text)
 	return std::nullopt;
 }
 
+uint8_t ts_reckoning(ts_kind kind, bool has_year)
+{
+	const ts_kind k = kind == ts_kind::local_no_year ? ts_kind::local : kind;
+	return static_cast<uint8_t>(static_cast<unsigned>(k) * 2 + (has_year ? 1 : 0));
+}
+
 int64_t file_local_us(const ts_value &t)
 {
 	switch (t.kind) {

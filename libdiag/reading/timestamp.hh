@@ -43,6 +43,12 @@ struct ts_value {
 // is); INT64_MIN for none. For distances, not instants.
 int64_t file_local_us(const ts_value &t);
 
+// The reckoning stamps of one file compare on (file_local_us): their kind
+// and whether they carry a year (a glog "I0220" and a banner's
+// "2026-02-20" are not comparable); a stamp without its year that took its
+// file's year reads as the file's dated local stamps do. Below 16.
+uint8_t ts_reckoning(ts_kind kind, bool has_year);
+
 // What is known about a node and the job when resolving.
 struct ts_context {
 	int64_t reference_us = INT64_MIN;  // a UTC instant near the job (start time); INT64_MIN: unknown
