@@ -2529,6 +2529,40 @@ START_TEST(a_gpu_left_needing_a_reset_fails_the_next_job_on_it)
 }
 END_TEST
 
+START_TEST(a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_start_up_hang)
+{
+	// torchrun's agents never met (each waited on its own localhost); the
+	// time limit's SIGTERM found them sleeping in next_rendezvous. The same
+	// signal arriving in the agent's monitoring loop, workers started, is
+	// just the time limit.
+	for (bool starting : {true, false}) {
+		bundle b;
+		std::string log = "slurmstepd: error: *** JOB 88231 ON pt-h01 CANCELLED AT 2026-03-02T09:14:37 DUE TO TIME "
+				  "LIMIT ***\n"
+				  "1: Traceback (most recent call last):\n"
+				  "1:   File \"/usr/local/lib/python3.12/dist-packages/torch/distributed/elastic/agent/server/api.py\", "
+				  "line 717, in run\n"
+				  "1:     result = self._invoke_run(role)\n";
+		if (starting)
+			log += "1:   File \"/usr/local/lib/python3.12/dist-packages/torch/distributed/elastic/rendezvous/"
+			       "dynamic_rendezvous.py\", line 1162, in next_rendezvous\n"
+			       "1:     self._op_executor.run(join_op, deadline, self._get_deadline)\n";
+		else
+			log += "1:   File \"/usr/local/lib/python3.12/dist-packages/torch/distributed/elastic/agent/server/api.py\", "
+			       "line 878, in _invoke_run\n"
+			       "1:     time.sleep(monitor_interval)\n";
+		log += "1:   File \"/usr/local/lib/python3.12/dist-packages/torch/distributed/elastic/multiprocessing/api.py\", "
+		       "line 84, in _terminate_process_handler\n"
+		       "1:     raise SignalException(f\"Process {os.getpid()} got signal: {sigval}\", sigval=sigval)\n"
+		       "1: torch.distributed.elastic.multiprocessing.api.SignalException: Process 47390 got signal: 15\n"
+		       "srun: error: pt-h02: task 1: Exited with exit code 1\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), starting ? "launch_failure" : "time_limit");
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -2624,6 +2658,7 @@ static Suite *suite()
 	tcase_add_test(t, the_one_node_whose_adapter_reported_its_port_failing_is_the_fabrics_first);
 	tcase_add_test(t, a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is);
 	tcase_add_test(t, a_gpu_left_needing_a_reset_fails_the_next_job_on_it);
+	tcase_add_test(t, a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_start_up_hang);
 	suite_add_tcase(s, t);
 	return s;
 }

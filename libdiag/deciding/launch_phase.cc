@@ -166,6 +166,17 @@ void store_server_rank(diagnosis_context &cx)
 			  ", which rank 0 starts; the failure that names no rank is rank 0's");
 }
 
+// A process told to stop (a launcher's exception naming the signal) whose
+// traceback ran through the job's set-up: it was still starting when the
+// stop came (its agent waiting in the rendezvous).
+const event *stopped_while_starting(const evidence &ev)
+{
+	for (const auto &x : ev.events)
+		if (!x.dropped && x.kind == rule_kind::exception && x.at_startup && !x.capture("signal").empty())
+			return &x;
+	return nullptr;
+}
+
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
@@ -180,6 +191,16 @@ void pass_launch_phase(diagnosis_context &cx)
 		return;
 	}
 	store_server_rank(cx);
+	// The time ran out while the processes were still starting and nothing
+	// had run: the job hung in its start-up (a rendezvous that never
+	// completed), which no longer time would have ended.
+	if (d.cls == failure_class::time_limit && nothing_ran(cx.ev))
+		if (const event *x = stopped_while_starting(cx.ev)) {
+			d.cls = failure_class::launch_failure;
+			d.notes.push_back("the time limit's signal found a process still in the job's set-up (" + cx.ev.where(*x) +
+					  ") and nothing had run: the job never got past its start-up");
+			return;
+		}
 	// A process that could not use its GPU (or met a CUDA error) as the job
 	// started, on a node whose driver had said a GPU there needs a reset or
 	// a reboot, and none came: the GPU's standing fault, not the set-up.
