@@ -2563,6 +2563,35 @@ START_TEST(a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_sta
 }
 END_TEST
 
+START_TEST(two_processes_joining_as_one_rank_then_the_time_limit_is_a_launch_failure)
+{
+	// One task per node where Lightning expected two: each node's process
+	// took the same global rank, and the group never formed. Four distinct
+	// ranks joining and then nothing until the limit is no such thing.
+	for (bool twice : {true, false}) {
+		bundle b;
+		std::string log = "GPU available: True, used: True\n";
+		if (twice)
+			log += "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/4\n"
+			       "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/4\n"
+			       "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/4\n"
+			       "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/4\n";
+		else
+			log += "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/4\n"
+			       "initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/4\n"
+			       "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/4\n"
+			       "initializing ddp: GLOBAL_RANK: 2, MEMBER: 3/4\n";
+		log += "slurmstepd: error: *** JOB 7730418 ON gpu-node-017 CANCELLED AT 2021-03-02T09:14:37 DUE TO TIME LIMIT "
+		       "***\n"
+		       "srun: error: gpu-node-022: task 1: Terminated\n"
+		       "srun: error: gpu-node-017: task 0: Terminated\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), twice ? "launch_failure" : "time_limit");
+	}
+}
+END_TEST
+
 static Suite *suite()
 {
 	Suite *s = suite_create("diagnosis");
@@ -2659,6 +2688,7 @@ static Suite *suite()
 	tcase_add_test(t, a_restart_failing_after_a_collapse_is_no_cause_and_a_link_down_then_is);
 	tcase_add_test(t, a_gpu_left_needing_a_reset_fails_the_next_job_on_it);
 	tcase_add_test(t, a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_start_up_hang);
+	tcase_add_test(t, two_processes_joining_as_one_rank_then_the_time_limit_is_a_launch_failure);
 	suite_add_tcase(s, t);
 	return s;
 }

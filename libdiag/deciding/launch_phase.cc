@@ -177,6 +177,18 @@ const event *stopped_while_starting(const evidence &ev)
 	return nullptr;
 }
 
+// A rank two processes announced as they joined their group (a line each
+// prints once, the `member` capture): the launch gave two of them one rank.
+const event *rank_taken_twice(const evidence &ev)
+{
+	std::set<std::pair<int, std::string>> seen;
+	for (const auto &x : ev.events)
+		if (x.kind == rule_kind::rank_map && x.rank >= 0 && !x.capture("member").empty() &&
+		    !seen.insert({x.rank, x.capture("member") + "/" + x.capture("nranks")}).second)
+			return &x;
+	return nullptr;
+}
+
 } // namespace
 
 void pass_launch_phase(diagnosis_context &cx)
@@ -194,13 +206,22 @@ void pass_launch_phase(diagnosis_context &cx)
 	// The time ran out while the processes were still starting and nothing
 	// had run: the job hung in its start-up (a rendezvous that never
 	// completed), which no longer time would have ended.
-	if (d.cls == failure_class::time_limit && nothing_ran(cx.ev))
+	if (d.cls == failure_class::time_limit && nothing_ran(cx.ev)) {
 		if (const event *x = stopped_while_starting(cx.ev)) {
 			d.cls = failure_class::launch_failure;
 			d.notes.push_back("the time limit's signal found a process still in the job's set-up (" + cx.ev.where(*x) +
 					  ") and nothing had run: the job never got past its start-up");
 			return;
 		}
+		// (Two processes joining as one rank wait for a peer that never
+		// comes: the group cannot form.)
+		if (const event *x = rank_taken_twice(cx.ev)) {
+			d.cls = failure_class::launch_failure;
+			d.notes.push_back("two processes joined as rank " + std::to_string(x->rank) + " (" + cx.ev.where(*x) +
+					  ") and nothing ran until the time ran out: the launch gave them the wrong ranks");
+			return;
+		}
+	}
 	// A process that could not use its GPU (or met a CUDA error) as the job
 	// started, on a node whose driver had said a GPU there needs a reset or
 	// a reboot, and none came: the GPU's standing fault, not the set-up.
