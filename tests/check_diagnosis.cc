@@ -1893,6 +1893,37 @@ START_TEST(the_first_host_comes_with_its_other_names)
 }
 END_TEST
 
+START_TEST(a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there)
+{
+	// The kernel of a Kubernetes node names the GPU by PCI address; the
+	// job's NCCL lines name the pod (kubectl's row puts it on that node).
+	// Where no row ties the two, the node's bus ids are unknown: no rank.
+	for (bool row : {true, false}) {
+		bundle b;
+		std::string log;
+		for (int l = 0; l < 2; l++)
+			log += "[pod/sft-worker-1/pytorch] sft-worker-1:6" + std::to_string(l) + ":19" + std::to_string(l) + " [" +
+			       std::to_string(l) + "] NCCL INFO comm 0x55d0a1 rank " + std::to_string(2 + l) +
+			       " nranks 4 cudaDev " + std::to_string(l) + " busId " + (l ? "4e000" : "7000") +
+			       " - Init COMPLETE\n";
+		log += "[pod/sft-worker-0/pytorch] [rank0]:[E306 21:47:31.000000000 ProcessGroupNCCL.cpp:616] [Rank 0] "
+		       "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4812, OpType=ALLREDUCE, "
+		       "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600032 milliseconds before timing out.\n";
+		b.file("job.log", log);
+		b.file("dmesg.gpu-node-a12.txt", "[Mon Mar  6 21:37:31 2023] NVRM: Xid (PCI:0000:4e:00): 119, pid=1846212, "
+						 "name=python, Timeout waiting for RPC from GSP! Expected function 76 "
+						 "(GSP_RM_CONTROL) (0x20801702 0x4).\n");
+		if (row)
+			b.file("pods.txt", "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n"
+					   "sft-worker-0   0/1     Error   0          3h    10.244.3.9    gpu-node-a07   <none>   <none>\n"
+					   "sft-worker-1   0/1     Error   0          3h    10.244.10.17  gpu-node-a12   <none>   <none>\n");
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "gpu_hardware");
+		ck_assert_int_eq(v.first_rank, row ? 3 : -1);
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2689,6 +2720,7 @@ static Suite *suite()
 	tcase_add_test(t, a_gpu_left_needing_a_reset_fails_the_next_job_on_it);
 	tcase_add_test(t, a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_start_up_hang);
 	tcase_add_test(t, two_processes_joining_as_one_rank_then_the_time_limit_is_a_launch_failure);
+	tcase_add_test(t, a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there);
 	suite_add_tcase(s, t);
 	return s;
 }

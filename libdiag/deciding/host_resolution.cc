@@ -666,17 +666,24 @@ void pass_host_resolution(diagnosis_context &cx)
 	}
 	// A GPU fault that names its device by PCI address on a line of no
 	// host (nvidia-smi's, pasted below the job): once its node is known,
-	// the rank whose NCCL init line on that node names the same bus.
-	if (d.first_rank < 0 && d.first_host >= 0 && d.first && d.common_mode == 0 && !job_level(d.cls) &&
-	    d.first->host < 0) {
+	// the rank whose NCCL init line on that node names the same bus. So on
+	// a Kubernetes node's kernel line: the job's lines name the node as the
+	// pod that ran there.
+	int bus_host = d.first_host;
+	if (d.first && d.first->host >= 0) {
+		// (A line with a host was looked up on that host as it was read.)
+		const int pod = pod_on_node(cx.ev, d.first_host);
+		bus_host = pod != d.first_host ? pod : -1;
+	}
+	if (d.first_rank < 0 && bus_host >= 0 && d.first && d.common_mode == 0 && !job_level(d.cls)) {
 		std::string pci = d.first->capture("pci");
 		if (!pci.empty())
-			if (int r = cx.ev.ranks.rank_of_busid(d.first_host, normalise_busid(pci)); r >= 0) {
+			if (int r = cx.ev.ranks.rank_of_busid(bus_host, normalise_busid(pci)); r >= 0) {
 				d.first_rank = r;
 				d.borrowed_rank = r;
 				d.rank_singled_out = true;
 				d.notes.push_back("the fault names GPU " + pci + ", rank " + std::to_string(r) + "'s on " +
-						  cx.ev.host_name(d.first_host));
+						  cx.ev.host_name(bus_host));
 			}
 	}
 	d.first_host = pod_on_node(cx.ev, named_host(cx.ev, machine_of_container(cx.ev, d.first_host, d.first_rank)));
