@@ -1924,6 +1924,44 @@ START_TEST(a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there)
 }
 END_TEST
 
+START_TEST(the_pod_at_an_end_of_every_broken_connection_is_the_first)
+{
+	// A sidecar restarting on one pod closed its connections: the other
+	// pods' gloo pairs name its address (kubectl's row gives whose), and its
+	// own rank saw its connection to one of them reset. That pod is an end
+	// of every broken connection. Where another pod's report names a third
+	// instead, no pod is an end of every one: no one is singled out.
+	for (bool common_end : {true, false}) {
+		bundle b;
+		const char *pods[] = {"ctr-master-0", "ctr-worker-0", "ctr-worker-1", "ctr-worker-2"};
+		const char *ips[] = {"10.4.1.12", "10.4.3.9", "10.4.2.17", "10.4.6.5"};
+		std::string log;
+		for (int p = 0; p < 4; p++) {
+			log += std::string("$ kubectl logs ") + pods[p] + " -c pytorch\n"
+			       "2018-01-09 14:13:16,146 rank=" + std::to_string(p) + " Train Epoch: 1 [588800/1048576 (56%)]\n"
+			       "Traceback (most recent call last):\n"
+			       "  File \"/opt/ctr/train.py\", line 64, in average_gradients\n"
+			       "    dist.all_reduce(param.grad.data, op=dist.reduce_op.SUM)\n";
+			if (p == 2)
+				log += std::string("RuntimeError: [/opt/gloo/transport/tcp/pair.cc:479] Read error [") + ips[1] +
+				       "]:52018: Connection reset by peer\n";
+			else
+				log += std::string("RuntimeError: [/opt/gloo/transport/tcp/pair.cc:511] Connection closed by peer [") +
+				       (p == 1 && !common_end ? ips[0] : ips[2]) + "]:3665" + std::to_string(p) + "\n";
+		}
+		log += "$ kubectl get pods -o wide\n"
+		       "NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n";
+		for (int p = 0; p < 4; p++)
+			log += std::string(pods[p]) + "   1/2     Error    0          41m   " + ips[p] + "   k8s-cpu-0" +
+			       std::to_string(p + 2) + "   <none>           <none>\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "network");
+		DIAG_CK_STR_EQ(v.first_host, common_end ? "ctr-worker-1" : "");
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2721,6 +2759,7 @@ static Suite *suite()
 	tcase_add_test(t, a_time_limit_that_finds_the_agent_still_in_its_rendezvous_ended_a_start_up_hang);
 	tcase_add_test(t, two_processes_joining_as_one_rank_then_the_time_limit_is_a_launch_failure);
 	tcase_add_test(t, a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there);
+	tcase_add_test(t, the_pod_at_an_end_of_every_broken_connection_is_the_first);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -703,7 +703,7 @@ void resolve_identities(evidence &ev)
 	place_cloud_records(ev);
 }
 
-// The host that uses address (NCCL's Bootstrap/OOB lines); -1 when none
+// The host that uses address (NCCL's Bootstrap/OOB lines, a pod row's address); -1 when none
 // or several do.
 int host_with_address(const evidence &ev, const std::string &address)
 {
@@ -718,6 +718,18 @@ int host_with_address(const evidence &ev, const std::string &address)
 		if (host >= 0 && host != e.host)
 			return -1;
 		host = e.host;
+	}
+	if (host >= 0)
+		return host;
+	// A pod's address in kubectl's listing: the pod, where the job's lines
+	// name it.
+	for (const auto &e : ev.events) {
+		if (e.capture("pod_ip") != address)
+			continue;
+		const int pod = ev.find_host(e.capture("pod"));
+		if (pod < 0 || (host >= 0 && host != pod))
+			return -1;
+		host = pod;
 	}
 	return host;
 }

@@ -146,11 +146,32 @@ bool victims_name_one_node(diagnosis_context &cx)
 		names_of[reporter].insert(h);
 		named.insert(h);
 	}
-	if (named.size() != 1)
-		return false;
-	const int node = *named.begin();
-	if (names_of.count(node))
-		return false;
+	// (Where the connections that broke were several, and one node is an
+	// end of every one of them, whichever end reported: that node's
+	// processes or link went, its own reports of a reset included.)
+	int node = -1;
+	const bool one_named = named.size() == 1 && !names_of.count(*named.begin());
+	if (one_named) {
+		node = *named.begin();
+	} else {
+		std::set<std::pair<int, int>> links;
+		for (const auto &[reporter, hosts] : names_of)
+			for (int h : hosts)
+				links.insert({std::min(reporter, h), std::max(reporter, h)});
+		std::map<int, size_t> ends;
+		for (const auto &l : links) {
+			ends[l.first]++;
+			ends[l.second]++;
+		}
+		for (const auto &[h, n] : ends)
+			if (n == links.size()) {
+				if (node >= 0)
+					return false;
+				node = h;
+			}
+		if (links.size() < 3 || node < 0)
+			return false;
+	}
 	std::set<int> ranks_there;
 	const event *own = nullptr;
 	for (const auto &e : ev.events) {
@@ -170,8 +191,10 @@ bool victims_name_one_node(diagnosis_context &cx)
 		d.first = own;
 		d.first_rank = own->rank;
 	}
-	d.notes.push_back("only victims' symptoms in the logs; the ranks of other nodes that lost a connection all name " +
-			  ev.host_name(node) + " as the peer that went away");
+	d.notes.push_back(one_named ? "only victims' symptoms in the logs; the ranks of other nodes that lost a connection all name " +
+					      ev.host_name(node) + " as the peer that went away"
+				    : "only victims' symptoms in the logs; " + ev.host_name(node) +
+					      " is an end of every connection the ranks saw broken, whichever end reported it");
 	return true;
 }
 
