@@ -1962,6 +1962,38 @@ START_TEST(the_pod_at_an_end_of_every_broken_connection_is_the_first)
 }
 END_TEST
 
+START_TEST(gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang)
+{
+	// A monitor beside the job samples its GPUs every five minutes. After
+	// the last step the job writes nothing; its GPUs read 100% for twenty
+	// minutes (a collective spinning) and then the user cancels: a hang.
+	// The same silence with the GPUs idle is a job waiting on something
+	// else, and the cancel is only a cancel.
+	for (bool busy : {true, false}) {
+		bundle b;
+		std::string log;
+		auto sample = [&](const char *hhmm, int util) {
+			for (int g = 0; g < 2; g++)
+				log += std::string("2025/05/27 08:") + hhmm + ":09.51" + std::to_string(g) + ", " + std::to_string(g) +
+				       ", " + std::to_string(util) + " %, 61204 MiB\n";
+		};
+		sample("14", 0);
+		log += "Epoch 0:   4%|4         | 200/5000 [01:06<26:29, 3.02it/s, train_loss_step=8.046]\n";
+		sample("19", 97);
+		log += "Epoch 0:  22%|##2       | 1100/5000 [06:04<21:31, 3.03it/s, train_loss_step=6.749]\n";
+		sample("24", 98);
+		log += "Epoch 0:  40%|####      | 2000/5000 [11:02<16:33, 3.03it/s, train_loss_step=5.372]\n";
+		for (const char *t : {"29", "34", "39", "44", "49"})
+			sample(t, busy ? 100 : 0);
+		log += "slurmstepd: error: *** JOB 1187 ON gpu-a3-2 CANCELLED AT 2025-05-27T08:51:40 ***\n"
+		       "srun: error: gpu-a3-2: tasks 0-1: Killed\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), busy ? "collective_hang" : "user_cancel");
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2760,6 +2792,7 @@ static Suite *suite()
 	tcase_add_test(t, two_processes_joining_as_one_rank_then_the_time_limit_is_a_launch_failure);
 	tcase_add_test(t, a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there);
 	tcase_add_test(t, the_pod_at_an_end_of_every_broken_connection_is_the_first);
+	tcase_add_test(t, gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang);
 	suite_add_tcase(s, t);
 	return s;
 }

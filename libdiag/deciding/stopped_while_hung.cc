@@ -831,6 +831,66 @@ bool stopped_while_seen_on_the_gpus(diagnosis_context &cx)
 	return false;
 }
 
+// How busy a GPU must read to be running a kernel, not idle: a collective
+// spinning, waiting on a peer, reads 100%.
+constexpr int busy_util_percent = 90;
+
+// The job was stopped from outside while a monitor beside it (nvidia-smi's
+// periodic query, in the job's own file) read its GPUs busy for ten
+// minutes and more after the file's last progress, the file writing
+// nothing of its own meanwhile: the ranks were spinning in a collective
+// that never completed, and the stop ended a hang. (GPUs idle then are a
+// job waiting on its input or its disk: no such thing.)
+bool stopped_while_gpus_spun(diagnosis_context &cx)
+{
+	decision &d = cx.d;
+	if (!stopped_from_outside(d) || cx.ev.gpu_samples.empty())
+		return false;
+	for (const auto &p : cx.ev.last_progress) {
+		const uint32_t file = static_cast<uint32_t>(p.first >> 32);
+		auto first = cx.ev.first_progress.find(p.first);
+		if (first == cx.ev.first_progress.end() || first->second >= p.second)
+			continue; // (the writer stepped once at most: nothing ran to stall)
+		// (The file's last progress of any writer.)
+		uint64_t last_step = 0;
+		for (const auto &q : cx.ev.last_progress)
+			if (static_cast<uint32_t>(q.first >> 32) == file)
+				last_step = std::max(last_step, q.second);
+		if (last_step != p.second)
+			continue;
+		const gpu_sample *from = nullptr, *to = nullptr;
+		bool busy = true;
+		for (const auto &g : cx.ev.gpu_samples) {
+			if (g.file != file || g.line <= last_step)
+				continue;
+			busy = busy && g.util >= busy_util_percent;
+			if (!from)
+				from = &g;
+			to = &g;
+		}
+		if (!busy || !from || !same_reckoning(from->ts, to->ts.kind, to->ts.year != 0))
+			continue;
+		const int64_t begin = file_local_us(from->ts), end = file_local_us(to->ts);
+		const source_file &sf = cx.ev.sources()[file];
+		if (begin == INT64_MIN || end == INT64_MIN || end - begin < paced_silence_min_us ||
+		    sf.wrote_between(to->ts, begin, end))
+			continue;
+		// (The stop came after the samples, where it has a time.)
+		if (d.first && !d.first->inherited_time && same_reckoning(d.first->ts, to->ts.kind, to->ts.year != 0) &&
+		    file_local_us(d.first->ts) < end)
+			continue;
+		const long long minutes = (end - begin) / (60LL * 1000000);
+		ended_a_hang(d, -1,
+			     "its GPUs read busy for " + std::to_string(minutes) + " minutes after its last step, with nothing written",
+			     "nvidia-smi's samples (" + sf.path + ":" + std::to_string(from->line) + ") read the job's GPUs busy for " +
+				     std::to_string(minutes) +
+				     " minutes after its last progress while it wrote nothing: spinning in a collective, and the stop "
+				     "ended a hang");
+		return true;
+	}
+	return false;
+}
+
 // A cancel long after every rank's last progress, one rank behind the
 // others in steps: the cancellation ended that rank's hang.
 bool cancelled_long_after_one_fell_behind(diagnosis_context &cx)
@@ -908,7 +968,7 @@ void pass_stopped_while_hung(diagnosis_context &cx)
 		stopped_while_seen_waiting(cx) || stopped_while_recorded_waiting(cx) || one_worker_gone_before_the_stop(cx) ||
 		stopped_after_timeouts(cx) || stopped_after_one_fell_behind(cx) || cancelled_long_after_one_fell_behind(cx) ||
 		stopped_long_after_one_went_alone(cx) || stopped_long_after_one_ran_ahead(cx) ||
-		stopped_long_after_its_pace(cx) || stopped_while_seen_on_the_gpus(cx);
+		stopped_long_after_its_pace(cx) || stopped_while_seen_on_the_gpus(cx) || stopped_while_gpus_spun(cx);
 }
 
 } // namespace diag

@@ -177,6 +177,15 @@ struct gpu_snapshot {
 	std::vector<int> pids;
 };
 
+// A row of nvidia-smi's periodic query (a monitor a batch script runs
+// beside its job): when, and how busy the GPU was.
+struct gpu_sample {
+	uint32_t file = 0;
+	uint64_t line = 0;
+	ts_value ts; // the row's own stamp
+	int util = -1; // percent
+};
+
 // One process in a stack dump of live processes (reading/stack_dumps.hh).
 struct stack_dump {
 	uint32_t file = 0;
@@ -253,6 +262,7 @@ public:
 	std::vector<lone_phase> lone_phases;
 	std::vector<ahead_round> ahead_rounds;
 	std::vector<gpu_snapshot> gpu_snapshots;
+	std::vector<gpu_sample> gpu_samples; // in file order, bounded
 	// The most ranks seen printing one kind of line in turn in one file
 	// (by their prefix or their text): ranks taking part.
 	int round_ranks = 0;

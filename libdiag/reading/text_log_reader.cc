@@ -1754,6 +1754,13 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 					g.ts = file_last_ts;
 				ev.gpu_snapshots.push_back(std::move(g));
 				open_smi = static_cast<long>(ev.gpu_snapshots.size()) - 1;
+			} else if (std::string_view util = caps.get("smi_util"); !util.empty() && ts && ev.gpu_samples.size() < 4096) {
+				gpu_sample g;
+				g.file = file;
+				g.line = line_no;
+				g.ts = *ts;
+				g.util = static_cast<int>(to_ll(util));
+				ev.gpu_samples.push_back(std::move(g));
 			} else if (std::string_view pid = caps.get("smi_pid"); !pid.empty() && open_smi >= 0) {
 				gpu_snapshot &g = ev.gpu_snapshots[static_cast<size_t>(open_smi)];
 				if (line_no - g.line <= 120 && g.pids.size() < 256)
