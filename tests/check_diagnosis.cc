@@ -1994,6 +1994,37 @@ START_TEST(gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang)
 }
 END_TEST
 
+START_TEST(an_eviction_event_names_its_pod_and_the_pods_description_its_node)
+{
+	// kubectl's event row names the pod the kubelet evicted; the pod's
+	// description ("Name:", then "Node: name/ip") gives its node, another
+	// name of the same machine. A row whose column before the message is
+	// the event's source (describe's "From": kubelet) names no pod.
+	for (bool described : {true, false}) {
+		bundle b;
+		std::string log = "[rank0]: RuntimeError: NCCL communicator was aborted on rank 0.\n"
+				  "$ kubectl get events\n"
+				  "4m11s       Warning   Evicted               pod/seg-train-master-0   The node was low on "
+				  "resource: memory. Container main was using 50413312Ki, which exceeds its request of 0.\n"
+				  "  Warning  Evicted  4m11s  kubelet  The node was low on resource: memory.\n";
+		if (described)
+			log += "$ kubectl describe pod seg-train-master-0\n"
+			       "Name:             seg-train-master-0\n"
+			       "Namespace:        default\n"
+			       "Node:             gke-gpu-pool-5b81e2c4-q3vd/10.128.0.44\n"
+			       "Status:           Failed\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "host_oom");
+		DIAG_CK_STR_EQ(v.first_host, "seg-train-master-0");
+		bool node = false;
+		for (const auto &a : v.first_host_aliases)
+			node = node || a == "gke-gpu-pool-5b81e2c4-q3vd";
+		ck_assert_int_eq(node, described);
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2793,6 +2824,7 @@ static Suite *suite()
 	tcase_add_test(t, a_nodes_xid_names_its_rank_by_bus_id_through_the_pod_there);
 	tcase_add_test(t, the_pod_at_an_end_of_every_broken_connection_is_the_first);
 	tcase_add_test(t, gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang);
+	tcase_add_test(t, an_eviction_event_names_its_pod_and_the_pods_description_its_node);
 	suite_add_tcase(s, t);
 	return s;
 }

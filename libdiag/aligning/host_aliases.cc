@@ -87,6 +87,10 @@ std::vector<std::string> host_aliases(const evidence &ev, int host)
 				add(out, own, pod);
 		}
 	}
+	// kubectl describe pod's Name and its Node: the pod's node.
+	for (const auto &e : ev.events)
+		if (!e.capture("described_pod").empty() && same_machine(e.capture("described_pod"), own))
+			add(out, own, e.capture("job_node"));
 	// A hostname and its pod's name, both in the logs: the host's own, or
 	// its pod's (a node whose pod a kubectl row named, and the hostname
 	// the pod's containers print).

@@ -1642,6 +1642,8 @@ bool read_text_log(line_reader &lr, uint32_t file, source_kind kind, rule_set &r
 				w.described = ev.intern_host(w.describe_name);
 				w.described_line = line_no;
 				w.describe_name_line = 0;
+				// (The pod's node: one name of the pod's machine.)
+				e.captures.emplace_back("described_pod", w.describe_name);
 			}
 			// Open MPI's --display-map: a node's block, then its ranks, one
 			// per line (a blank or two between them at most).
