@@ -70,6 +70,7 @@ libdiag_libdiagcore_la_SOURCES = \
 	%reldir%/deciding/exits.hh %reldir%/deciding/exits.cc \
 	%reldir%/deciding/host_resolution.cc \
 	%reldir%/deciding/reclaimed_node.cc \
+	%reldir%/deciding/starved_node.cc \
 	%reldir%/deciding/peer_fault.cc \
 	%reldir%/deciding/mutual_link_errors.cc \
 	%reldir%/deciding/link_fault_rank.cc \

@@ -2025,6 +2025,41 @@ START_TEST(an_eviction_event_names_its_pod_and_the_pods_description_its_node)
 }
 END_TEST
 
+START_TEST(a_node_lost_minutes_after_the_oom_killer_ran_out_of_memory)
+{
+	// sacct (under its command line) and the job print the cluster's local
+	// time; the node's journal states its zone (-05:00), and a stray line
+	// of it at the job's start fits UTC as well. The OOM killer took the
+	// job's process on amp-g08 three minutes before Slurm lost the node:
+	// it ran out of memory. Without that kill the node just failed.
+	for (bool minutes_before : {true, false}) {
+		bundle b;
+		b.file("sacct.txt", "$ sacct -j 4417203 -P --format=JobID,State,ExitCode,Start,End,NodeList\n"
+				    "JobID|State|ExitCode|Start|End|NodeList\n"
+				    "4417203|NODE_FAIL|0:0|2024-03-13T21:39:22|2024-03-14T02:18:06|amp-g[07-08]\n"
+				    "4417203.0|CANCELLED|0:15|2024-03-13T21:39:30|2024-03-14T02:18:38|amp-g[07-08]\n");
+		b.file("job.log", "4: [2024-03-13 21:41:04] [rank4] data: 2686843 train images\n"
+				  "0: [2024-03-13 23:00:06] [rank0] ep 0 step 2200/20990 loss 0.7713\n"
+				  "0: [2024-03-14 01:40:06] [rank0] ep 0 step 10200/20990 loss 0.6981\n"
+				  "0: [2024-03-14 02:11:06] [rank0] ep 0 step 11200/20990 loss 0.6933\n"
+				  "srun: error: Node failure on amp-g08\n"
+				  "slurmstepd: error: *** JOB 4417203 ON amp-g07 CANCELLED AT 2024-03-14T02:14:36 DUE TO NODE "
+				  "FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\n");
+		std::string kern = "2024-03-13T21:39:36-0500 amp-g08 kernel: nvidia-uvm: Loaded the UVM driver, major device "
+				   "number 508.\n";
+		if (minutes_before)
+			kern += "2024-03-14T02:11:02-0500 amp-g08 kernel: oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),"
+				"cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/system.slice/slurmstepd.scope/job_4417203/step_0\n"
+				"2024-03-14T02:11:02-0500 amp-g08 kernel: Out of memory: Killed process 1183877 (python) "
+				"total-vm:187338112kB, anon-rss:61822216kB, file-rss:101436kB, shmem-rss:8420112kB, UID:24107\n";
+		b.file("kern.amp-g08.log", kern);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), minutes_before ? "host_oom" : "node_failure");
+		DIAG_CK_STR_EQ(v.first_host, "amp-g08");
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2825,6 +2860,7 @@ static Suite *suite()
 	tcase_add_test(t, the_pod_at_an_end_of_every_broken_connection_is_the_first);
 	tcase_add_test(t, gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang);
 	tcase_add_test(t, an_eviction_event_names_its_pod_and_the_pods_description_its_node);
+	tcase_add_test(t, a_node_lost_minutes_after_the_oom_killer_ran_out_of_memory);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -759,6 +759,31 @@ START_TEST(sacct_requeued_attempt_keeps_the_one_that_ended)
 }
 END_TEST
 
+// sacct's table pasted under the command that printed it, another
+// command's output below it: the table alone is read. A job that never
+// ran lists its nodes as "None assigned": no node.
+START_TEST(sacct_under_its_command_line)
+{
+	const std::string text = "$ sacct -j 4417203 -P --format=JobID,State,ExitCode,Start,End,NodeList\n"
+				 "JobID|State|ExitCode|Start|End|NodeList\n"
+				 "4417203|NODE_FAIL|0:0|2024-03-13T21:39:22|2024-03-14T02:18:06|amp-g[07-08]\n"
+				 "4417203.0|CANCELLED|0:15|2024-03-13T21:39:30|2024-03-14T02:18:38|amp-g[07-08]\n"
+				 "$ sinfo -R -n amp-g08\n"
+				 "REASON|USER|TIMESTAMP|NODELIST\n"
+				 "Not responding|slurm|2024-03-14T02:17:58|amp-g08\n";
+	ck_assert(sniff_source(text).kind == source_kind::sacct_text);
+	evidence ev;
+	ck_assert(read_sacct_text(text, ev));
+	DIAG_CK_STR_EQ(ev.job.job_id, "4417203");
+	DIAG_CK_STR_EQ(ev.job.state, "NODE_FAIL");
+	DIAG_CK_STR_EQ(ev.job.nodelist, "amp-g[07-08]");
+	ck_assert_uint_eq(ev.job.steps.size(), 1);
+	evidence pending;
+	ck_assert(read_sacct_text("JobID|State|NodeList\n412077|CANCELLED by 31877|None assigned\n", pending));
+	DIAG_CK_STR_EQ(pending.job.nodelist, "");
+}
+END_TEST
+
 // Elapsed and Timelimit: [D-][HH:]MM:SS, UNLIMITED and the like unknown.
 START_TEST(sacct_elapsed_and_time_limit)
 {
@@ -1874,6 +1899,7 @@ static Suite *suite()
 	tcase_add_test(t, sacct_pipe_output);
 	tcase_add_test(t, sge_durations_and_sizes);
 	tcase_add_test(t, sacct_requeued_attempt_keeps_the_one_that_ended);
+	tcase_add_test(t, sacct_under_its_command_line);
 	tcase_add_test(t, sacct_elapsed_and_time_limit);
 	tcase_add_test(t, sacct_default_table);
 	tcase_add_test(t, sacct_json_output);

@@ -343,6 +343,17 @@ int infer_zone(const evidence &ev, int64_t reference_us, const std::map<int, int
 		end_gap = std::llabs(local_last - shift - zhi);
 		return n;
 	};
+	// The job's stamps agree with sacct's local times (the controller's
+	// zone) and the nodes' kernel logs state one zone (journalctl's
+	// "-05:00"; not a workstation's tool, gcloud's): that is the cluster's,
+	// whatever a stray absolute stamp happens to fit.
+	std::set<int> stated_by_nodes;
+	for (const auto &e : ev.events)
+		if (!e.inherited_time && e.ts.kind == ts_kind::absolute && e.ts.tz_offset_s != 0 &&
+		    e.file < ev.sources().size() && ev.sources()[e.file].kind == source_kind::kernel_log)
+			stated_by_nodes.insert(e.ts.tz_offset_s);
+	if (agree_with_sacct && stated_by_nodes.size() == 1 && stated == stated_by_nodes)
+		return *stated.begin();
 	size_t at_zero = inside(0);
 	if (at_zero * 2 >= local.size())
 		return 0;

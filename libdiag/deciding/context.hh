@@ -88,6 +88,7 @@ void pass_link_fault_rank(diagnosis_context &cx);    // link_fault_rank.cc: a li
 void pass_launch_phase(diagnosis_context &cx);     // launch_phase.cc: a fault before anything ran
 void pass_nan_origin(diagnosis_context &cx);       // nan_origin.cc: where a NaN appeared first
 void pass_host_resolution(diagnosis_context &cx);  // host_resolution.cc: the first rank's host
+void pass_starved_node(diagnosis_context &cx);     // starved_node.cc: a node lost after the OOM killer
 void pass_reclaimed_node(diagnosis_context &cx);   // reclaimed_node.cc: a node lost on spot capacity
 void pass_confidence(diagnosis_context &cx);       // confidence.cc: how sure, and why not
 

@@ -37,6 +37,7 @@ verdict diagnose(diagnosis_input &in)
 	pass_launch_phase(cx);
 	pass_nan_origin(cx);
 	pass_host_resolution(cx);
+	pass_starved_node(cx);
 	pass_reclaimed_node(cx);
 	pass_confidence(cx);
 

@@ -152,6 +152,9 @@ bool sacct_table_header(std::string_view first, std::string_view second)
 bool read_sacct_text(std::string_view text, evidence &ev)
 {
 	std::vector<std::string_view> lines = split(text, '\n');
+	// (The command that printed the table, pasted above it.)
+	if (!lines.empty() && lines[0].rfind("$ sacct ", 0) == 0)
+		lines.erase(lines.begin());
 	if (lines.empty())
 		return false;
 	std::string_view header = lines[0];
@@ -203,6 +206,8 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			l.remove_suffix(1);
 		if (trim_blanks(l).empty())
 			continue;
+		if (l.rfind("$ ", 0) == 0)
+			break; // another command's output below the table
 		std::vector<std::string_view> f = fields(l, spans);
 		auto col = [&](int c) { return c >= 0 && static_cast<size_t>(c) < f.size() ? f[static_cast<size_t>(c)] : std::string_view(); };
 		std::string_view id = col(c_id);
@@ -242,9 +247,12 @@ bool read_sacct_text(std::string_view text, evidence &ev)
 			job.end_us = sacct_time(col(c_end));
 			job.elapsed_s = sacct_duration_s(col(c_elapsed));
 			job.timelimit_s = sacct_duration_s(col(c_limit));
-			// A node list cut short would name the wrong nodes.
+			// A node list cut short would name the wrong nodes; a job
+			// that never ran lists "None assigned".
 			std::string_view nodes = col(c_nodes);
-			job.nodelist = table && !nodes.empty() && nodes.back() == '+' ? std::string() : std::string(nodes);
+			job.nodelist = (table && !nodes.empty() && nodes.back() == '+') || nodes.rfind("None assigned", 0) == 0
+					       ? std::string()
+					       : std::string(nodes);
 			job.reason = std::string(uncut(col(c_reason), table));
 		} else if (!id.empty() && !skip_attempt) {
 			job_facts &job = other >= 0 ? ev.other_jobs[static_cast<size_t>(other)] : ev.job;

@@ -169,12 +169,14 @@ sniff_result sniff_source(std::string_view head)
 	}
 	if (lines.empty() && start < head.size())
 		lines.push_back(head.substr(start));
-	if (!lines.empty()) {
-		std::string first(lines[0].substr(0, 64));
+	// (sacct's table pasted under the command that printed it.)
+	const size_t table_at = !lines.empty() && lines[0].rfind("$ sacct ", 0) == 0 ? 1 : 0;
+	if (lines.size() > table_at) {
+		std::string first(lines[table_at].substr(0, 64));
 		for (auto &ch : first)
 			ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
 		if (starts_with(first, "jobid|") || starts_with(first, "jobidraw|") ||
-		    (lines.size() > 1 && sacct_table_header(lines[0], lines[1]))) {
+		    (lines.size() > table_at + 1 && sacct_table_header(lines[table_at], lines[table_at + 1]))) {
 			r.what = sniffed::sacct_text;
 			r.kind = source_kind::sacct_text;
 			return r;
