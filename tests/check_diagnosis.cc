@@ -2060,6 +2060,29 @@ START_TEST(a_node_lost_minutes_after_the_oom_killer_ran_out_of_memory)
 }
 END_TEST
 
+START_TEST(victims_on_the_line_of_the_users_ctrl_c_are_its_teardown)
+{
+	// The terminal echoed the user's Ctrl-C ("^C") and the trainer's
+	// handler printed its DataLoader workers gone on the same line: the
+	// interrupt's teardown. The same line without the echo says only that
+	// the workers went (killed, crashed): nobody is blamed for a cancel.
+	for (bool echoed : {true, false}) {
+		bundle b;
+		b.file("job.log", std::string("INFO:ignite.engine.engine.SupervisedTrainer:Epoch: 6/40, Iter: 14/25 -- "
+					      "train_loss: 0.4108\n") +
+					  (echoed ? "^C" : "") +
+					  "ERROR:ignite.engine.engine.SupervisedTrainer:Exception: DataLoader worker (pid(s) "
+					  "31702, 31703) exited unexpectedly\n"
+					  "RuntimeError: DataLoader worker (pid(s) 31702, 31703) exited unexpectedly\n");
+		verdict v = b.run();
+		if (echoed)
+			DIAG_CK_STR_EQ(std::string(class_name(v.cls)), "user_cancel");
+		else
+			ck_assert(std::string(class_name(v.cls)) != "user_cancel");
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2861,6 +2884,7 @@ static Suite *suite()
 	tcase_add_test(t, gpus_read_busy_long_after_the_last_step_then_a_cancel_ended_a_hang);
 	tcase_add_test(t, an_eviction_event_names_its_pod_and_the_pods_description_its_node);
 	tcase_add_test(t, a_node_lost_minutes_after_the_oom_killer_ran_out_of_memory);
+	tcase_add_test(t, victims_on_the_line_of_the_users_ctrl_c_are_its_teardown);
 	suite_add_tcase(s, t);
 	return s;
 }

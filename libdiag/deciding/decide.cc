@@ -106,6 +106,21 @@ const event *suspects_link_failed_before(const evidence &ev, int rank)
 	return link && link->host == ri->host ? link : nullptr;
 }
 
+// The victim the logs show first: the earliest line of the file the first
+// victim by time is in (lines of one file are in the order they came).
+const event *first_victim_in_file_order(const evidence &ev)
+{
+	const event *first = nullptr;
+	for (const auto &e : ev.events) {
+		if (e.dropped || e.role != event_role::victim)
+			continue;
+		if (!first || (e.file == first->file ? e.line < first->line
+						     : e.time_us != no_time && first->time_us != no_time && e.time_us < first->time_us))
+			first = &e;
+	}
+	return first;
+}
+
 // The job's host a network error's peer names ("10.44.2.12<48211>",
 // "pe-x13<50387>", "pe-x13.cluster<...>"): by an address a host's lines
 // gave, else by its name.
@@ -538,6 +553,17 @@ void without_initiator(diagnosis_context &cx)
 			d.confidence = "low";
 		}
 		return;
+	}
+	// Only victims, the first of them on the line the terminal echoed the
+	// user's Ctrl-C on ("^C" begins it): they are the interrupt's teardown
+	// (DataLoader workers killed by SIGINT, a queue closed).
+	if (const event *v = first_victim_in_file_order(ev)) {
+		if (v->text.rfind("^C", 0) == 0) {
+			d.cls = failure_class::user_cancel;
+			d.notes.push_back("only victims' symptoms in the logs, the first of them right after the user's Ctrl-C (" +
+					  ev.where(*v) + "): the interrupt's teardown");
+			return;
+		}
 	}
 	// Only victims: name what they say, blame nobody. A teardown's own
 	// lines (SIGTERMs sent, a launcher's ChildFailedError) say nothing of
