@@ -2083,6 +2083,29 @@ START_TEST(victims_on_the_line_of_the_users_ctrl_c_are_its_teardown)
 }
 END_TEST
 
+START_TEST(a_steps_time_limit_the_job_outlived_is_not_its_end)
+{
+	// A staging step ran under its own --time and was cut at its limit; the
+	// training step ran seven hours more until the job was preempted. The
+	// step's banner is no end of the job. Where the job's own banner is the
+	// time limit's, within the same minute, it is.
+	for (bool outlived : {true, false}) {
+		bundle b;
+		std::string log = "slurmstepd: error: *** STEP 5530912.0 ON gv013 CANCELLED AT 2025-04-08T20:00:31 DUE TO "
+				  "TIME LIMIT ***\n"
+				  "0: [2025-04-08 20:01:10] step 10 loss 3.12\n";
+		if (outlived)
+			log += "0: [2025-04-09 03:10:10] step 9810 loss 1.12\n"
+			       "slurmstepd: error: *** JOB 5530912 ON gv013 CANCELLED AT 2025-04-09T03:17:46 DUE TO PREEMPTION ***\n";
+		else
+			log += "slurmstepd: error: *** JOB 5530912 ON gv013 CANCELLED AT 2025-04-08T20:01:31 DUE TO TIME LIMIT ***\n";
+		b.file("job.log", log);
+		verdict v = b.run();
+		DIAG_CK_STR_EQ(std::string(class_name(v.cls)), outlived ? "preemption" : "time_limit");
+	}
+}
+END_TEST
+
 START_TEST(a_host_written_in_full_keeps_its_full_name)
 {
 	// The verdict names a node by its short name, as Slurm does; the full
@@ -2885,6 +2908,7 @@ static Suite *suite()
 	tcase_add_test(t, an_eviction_event_names_its_pod_and_the_pods_description_its_node);
 	tcase_add_test(t, a_node_lost_minutes_after_the_oom_killer_ran_out_of_memory);
 	tcase_add_test(t, victims_on_the_line_of_the_users_ctrl_c_are_its_teardown);
+	tcase_add_test(t, a_steps_time_limit_the_job_outlived_is_not_its_end);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -249,8 +249,32 @@ bool job_level(failure_class c)
 	       c == failure_class::node_failure;
 }
 
+// A step's banner ("*** STEP J.0 ... CANCELLED ... DUE TO TIME LIMIT", a
+// staging step run under its own --time) that the job outlived: a banner
+// of the job itself, or of a later step, came after it in the same file,
+// minutes later. That step ended; the job went on, and its own end is the
+// later banner's.
+void step_banners_the_job_outlived(evidence &ev)
+{
+	constexpr int64_t outlived_us = 5LL * 60 * 1000000;
+	for (auto &e : ev.events) {
+		const std::string step = e.capture("step");
+		if (e.dropped || e.kind != rule_kind::job_end || step.empty() || e.time_us == no_time)
+			continue;
+		for (const auto &later : ev.events)
+			if (!later.dropped && later.kind == rule_kind::job_end && later.file == e.file && later.line > e.line &&
+			    later.capture("job") == e.capture("job") && later.capture("step") != step &&
+			    later.time_us != no_time && later.time_us - e.time_us > outlived_us) {
+				e.dropped = true;
+				e.why_not = "a step the job outlived: its own end came later (" + ev.where(later) + ")";
+				break;
+			}
+	}
+}
+
 void pass_slurm_last_word(diagnosis_context &cx)
 {
+	step_banners_the_job_outlived(cx.ev);
 	step_cancel_without_cause(cx.ev);
 	interrupt_without_cause(cx.ev);
 	unexplained_death_without_cause(cx.ev);
