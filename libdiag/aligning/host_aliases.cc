@@ -131,4 +131,15 @@ std::vector<std::string> host_aliases(const evidence &ev, int host)
 	return out;
 }
 
+bool same_machine_as(const evidence &ev, int host, int other)
+{
+	if (host == other)
+		return true;
+	if (host < 0 || other < 0)
+		return false;
+	const std::string &name = ev.host_name(other);
+	const std::vector<std::string> aliases = host_aliases(ev, host);
+	return std::find(aliases.begin(), aliases.end(), name) != aliases.end();
+}
+
 } // namespace diag

@@ -15,4 +15,7 @@ namespace diag {
 // host's other names, without host's own; empty when none is known.
 std::vector<std::string> host_aliases(const evidence &ev, int host);
 
+// Whether other is host itself or one of its other names.
+bool same_machine_as(const evidence &ev, int host, int other);
+
 } // namespace diag

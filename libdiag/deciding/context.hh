@@ -130,5 +130,10 @@ std::string peer_address(std::string peer);
 size_t ranks_reporting_together(const diagnosis_context &cx, const candidate &best);
 // Whether a is earlier than b on the common clock (unknown times last).
 bool earlier_event(const event &a, const event &b);
+// Whether a came before b: by line in one file, else on the common clock
+// (unknown times order nothing). A line with no time of its own is
+// somewhere between its neighbours' stamps: before b only where the latest
+// it could be is.
+bool came_before(const event &a, const event &b);
 
 } // namespace diag

@@ -106,18 +106,13 @@ const event *suspects_link_failed_before(const evidence &ev, int rank)
 	return link && link->host == ri->host ? link : nullptr;
 }
 
-// The victim the logs show first: the earliest line of the file the first
-// victim by time is in (lines of one file are in the order they came).
+// The victim the logs show first (by line within a file, else by time).
 const event *first_victim_in_file_order(const evidence &ev)
 {
 	const event *first = nullptr;
-	for (const auto &e : ev.events) {
-		if (e.dropped || e.role != event_role::victim)
-			continue;
-		if (!first || (e.file == first->file ? e.line < first->line
-						     : e.time_us != no_time && first->time_us != no_time && e.time_us < first->time_us))
+	for (const auto &e : ev.events)
+		if (!e.dropped && e.role == event_role::victim && (!first || came_before(e, *first)))
 			first = &e;
-	}
 	return first;
 }
 

@@ -17,6 +17,15 @@ bool earlier_event(const event &a, const event &b)
 	return a.order < b.order;
 }
 
+bool came_before(const event &a, const event &b)
+{
+	if (a.file == b.file)
+		return a.line < b.line;
+	if (a.time_us == no_time || b.time_us == no_time)
+		return false;
+	return a.time_us + a.time_spread_us() < b.time_us - b.time_spread_us();
+}
+
 verdict diagnose(diagnosis_input &in)
 {
 	diagnosis_context cx(*in.ev, *in.kn, *in.clock, in.fr);

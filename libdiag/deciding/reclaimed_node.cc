@@ -18,16 +18,6 @@ namespace {
 // event is stamped when the health check noticed, not when the VM went.)
 constexpr int64_t notice_after_us = 10LL * 60 * 1000000;
 
-// Whether other is one of host's other names.
-bool is_alias(const evidence &ev, int host, int other)
-{
-	const std::string &name = ev.host_name(other);
-	for (const auto &a : host_aliases(ev, host))
-		if (a == name)
-			return true;
-	return false;
-}
-
 } // namespace
 
 void pass_reclaimed_node(diagnosis_context &cx)
@@ -48,7 +38,7 @@ void pass_reclaimed_node(diagnosis_context &cx)
 		// above the loss in its file (a cluster's event list, "61m ago":
 		// any pod's, any node's), says nothing of this loss.
 		if (e.time_us == no_time && e.host >= 0 && d.first_host >= 0 && e.host != d.first_host &&
-		    !is_alias(cx.ev, d.first_host, e.host) && !(d.first && e.file == d.first->file && e.line < d.first->line))
+		    !same_machine_as(cx.ev, d.first_host, e.host) && !(d.first && e.file == d.first->file && e.line < d.first->line))
 			continue;
 		why = "the cloud said it reclaimed a node (" + e.text.substr(0, 120) + ") before one was lost";
 		break;

@@ -62,19 +62,6 @@ std::string clock_duration(int64_t secs)
 	return buf;
 }
 
-// Whether a came before b: by line in one file, else on the common clock
-// (unknown times order nothing). A line with no time of its own is
-// somewhere between its neighbours' stamps: before b only where the latest
-// it could be is.
-bool before(const event &a, const event &b)
-{
-	if (a.file == b.file)
-		return a.line < b.line;
-	if (a.time_us == no_time || b.time_us == no_time)
-		return false;
-	return a.time_us + a.time_spread_us() < b.time_us - b.time_spread_us();
-}
-
 // Something of the job that went wrong on its own: a fault, a process that
 // failed (an exit code, a crash, a kill), a timeout, a victim's symptom of
 // a fault. The teardown a cancellation causes (a launcher's SIGTERM to its
@@ -97,7 +84,7 @@ void end_without_cause(evidence &ev, event *first)
 	if (!first)
 		return;
 	for (const auto &e : ev.events)
-		if (&e != first && trouble(e) && before(e, *first))
+		if (&e != first && trouble(e) && came_before(e, *first))
 			return;
 	first->role = event_role::initiating;
 	first->weight = 45;
@@ -107,7 +94,7 @@ void end_without_cause(evidence &ev, event *first)
 	// teardown, not nodes lost.
 	for (auto &e : ev.events)
 		if (&e != first && !e.dropped && e.role == event_role::initiating && e.r && e.r->family == "remote_shell" &&
-		    e.cls == failure_class::node_failure && before(*first, e)) {
+		    e.cls == failure_class::node_failure && came_before(*first, e)) {
 			e.role = event_role::victim;
 			e.why_not = "a remote shell closed by the stop before it";
 		}
@@ -136,7 +123,7 @@ void step_cancel_without_cause(evidence &ev)
 			continue;
 		if (e.role == event_role::initiating || (e.role == event_role::victim && e.cls != failure_class::user_cancel))
 			return; // a line says why the job ended (a time limit, a task's failure)
-		if (e.cls == failure_class::user_cancel && (!first || before(e, *first) ||
+		if (e.cls == failure_class::user_cancel && (!first || came_before(e, *first) ||
 							    (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
 	}
@@ -188,7 +175,7 @@ void interrupt_without_cause(evidence &ev)
 	for (auto &e : ev.events)
 		if (!e.dropped && e.cls == failure_class::user_cancel && e.role == event_role::context &&
 		    (!scheduled || (e.signal != SIGTERM && e.signal != SIGHUP)) &&
-		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
+		    (!first || came_before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
 	end_without_cause(ev, first);
 }
@@ -203,7 +190,7 @@ void unexplained_death_without_cause(evidence &ev)
 	for (auto &e : ev.events)
 		if (!e.dropped && e.kind == rule_kind::task_exit && e.role == event_role::context &&
 		    e.cls != failure_class::unknown && e.cls != failure_class::user_cancel &&
-		    (!first || before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
+		    (!first || came_before(e, *first) || (first->time_us == no_time && e.time_us != no_time)))
 			first = &e;
 	end_without_cause(ev, first);
 	if (first && first->role == event_role::initiating)

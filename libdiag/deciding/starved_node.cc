@@ -16,15 +16,6 @@ namespace {
 // node thrashing under memory pressure takes minutes to stop answering.
 constexpr int64_t starved_before_us = 30LL * 60 * 1000000;
 
-bool same_node(const evidence &ev, int host, int other)
-{
-	if (host == other)
-		return true;
-	const std::string &name = ev.host_name(other);
-	const auto aliases = host_aliases(ev, host);
-	return std::find(aliases.begin(), aliases.end(), name) != aliases.end();
-}
-
 } // namespace
 
 void pass_starved_node(diagnosis_context &cx)
@@ -37,7 +28,7 @@ void pass_starved_node(diagnosis_context &cx)
 	for (const auto &e : cx.ev.events) {
 		if (e.dropped || e.decoy || e.cls != failure_class::host_oom || e.role != event_role::initiating ||
 		    e.host < 0 || e.time_us == no_time || e.time_us > lost || e.time_us < lost - starved_before_us ||
-		    cx.ev.sources()[e.file].kind != source_kind::kernel_log || !same_node(cx.ev, d.first_host, e.host))
+		    cx.ev.sources()[e.file].kind != source_kind::kernel_log || !same_machine_as(cx.ev, d.first_host, e.host))
 			continue;
 		if (!oom || e.time_us < oom->time_us)
 			oom = &e;

@@ -310,10 +310,8 @@ bool one_rank_left(diagnosis_context &cx)
 	if (victims_only) {
 		bool failed_after = false;
 		for (const auto &e : cx.ev.events)
-			failed_after = failed_after ||
-				       (!e.dropped && e.role == event_role::victim && e.rank >= 0 && e.rank != left->rank &&
-					(e.file == left->file ? e.line > left->line
-							       : e.time_us != no_time && left->time_us != no_time && e.time_us > left->time_us));
+			failed_after = failed_after || (!e.dropped && e.role == event_role::victim && e.rank >= 0 &&
+							e.rank != left->rank && came_before(*left, e));
 		if (!failed_after)
 			return false;
 	}
@@ -846,17 +844,19 @@ bool stopped_while_gpus_spun(diagnosis_context &cx)
 	decision &d = cx.d;
 	if (!stopped_from_outside(d) || cx.ev.gpu_samples.empty())
 		return false;
+	// Each file's last progress line, of any writer, and whether that
+	// writer had stepped before it (once at most: nothing ran to stall).
+	std::map<uint32_t, std::pair<uint64_t, bool>> last_steps;
 	for (const auto &p : cx.ev.last_progress) {
-		const uint32_t file = static_cast<uint32_t>(p.first >> 32);
+		auto &last = last_steps[static_cast<uint32_t>(p.first >> 32)];
+		if (p.second <= last.first)
+			continue;
 		auto first = cx.ev.first_progress.find(p.first);
-		if (first == cx.ev.first_progress.end() || first->second >= p.second)
-			continue; // (the writer stepped once at most: nothing ran to stall)
-		// (The file's last progress of any writer.)
-		uint64_t last_step = 0;
-		for (const auto &q : cx.ev.last_progress)
-			if (static_cast<uint32_t>(q.first >> 32) == file)
-				last_step = std::max(last_step, q.second);
-		if (last_step != p.second)
+		last = {p.second, first != cx.ev.first_progress.end() && first->second < p.second};
+	}
+	for (const auto &[file, last] : last_steps) {
+		const uint64_t last_step = last.first;
+		if (!last.second)
 			continue;
 		const gpu_sample *from = nullptr, *to = nullptr;
 		bool busy = true;

@@ -149,11 +149,16 @@ bool sacct_table_header(std::string_view first, std::string_view second)
 	       !ruler_spans(second).empty();
 }
 
+bool sacct_command_line(std::string_view line)
+{
+	return line.rfind("$ sacct ", 0) == 0;
+}
+
 bool read_sacct_text(std::string_view text, evidence &ev)
 {
 	std::vector<std::string_view> lines = split(text, '\n');
 	// (The command that printed the table, pasted above it.)
-	if (!lines.empty() && lines[0].rfind("$ sacct ", 0) == 0)
+	if (!lines.empty() && sacct_command_line(lines[0]))
 		lines.erase(lines.begin());
 	if (lines.empty())
 		return false;

@@ -170,7 +170,7 @@ sniff_result sniff_source(std::string_view head)
 	if (lines.empty() && start < head.size())
 		lines.push_back(head.substr(start));
 	// (sacct's table pasted under the command that printed it.)
-	const size_t table_at = !lines.empty() && lines[0].rfind("$ sacct ", 0) == 0 ? 1 : 0;
+	const size_t table_at = !lines.empty() && sacct_command_line(lines[0]) ? 1 : 0;
 	if (lines.size() > table_at) {
 		std::string first(lines[table_at].substr(0, 64));
 		for (auto &ch : first)
